@@ -1,0 +1,143 @@
+/**
+ * Bounded in-memory edge buffer: a ring of chunks (no Array#shift on the hot path), counted in
+ * events. `max_events` closes the producer gate under `block`; `drop_newest` never closes it and
+ * counts what it drops (spec 01 §2.1, §3).
+ */
+import { type EventBatch, batchSize, settleAll } from '../event.js';
+import { GateController } from '../gate.js';
+import type { BufferMetrics, EdgeBuffer, WhenFull } from './buffer.js';
+
+/** Fixed-capacity FIFO of chunks that grows by doubling; O(1) push and shift. */
+class ChunkRing {
+  private items: (EventBatch | undefined)[] = new Array(16);
+  private head = 0;
+  size = 0;
+  push(x: EventBatch): void {
+    if (this.size === this.items.length) {
+      const next: (EventBatch | undefined)[] = new Array(this.items.length * 2);
+      for (let i = 0; i < this.size; i++) next[i] = this.items[(this.head + i) % this.items.length];
+      this.items = next;
+      this.head = 0;
+    }
+    this.items[(this.head + this.size) % this.items.length] = x;
+    this.size++;
+  }
+  peek(): EventBatch | undefined {
+    return this.size === 0 ? undefined : this.items[this.head];
+  }
+  shift(): EventBatch | undefined {
+    if (this.size === 0) return undefined;
+    const x = this.items[this.head];
+    this.items[this.head] = undefined;
+    this.head = (this.head + 1) % this.items.length;
+    this.size--;
+    return x;
+  }
+  replaceHead(x: EventBatch): void {
+    this.items[this.head] = x;
+  }
+}
+
+export class MemoryBuffer implements EdgeBuffer {
+  private readonly ring = new ChunkRing();
+  private readonly ctl = new GateController(true);
+  private count = 0;
+  private waiter: ((b: EventBatch | undefined) => void) | undefined;
+  private waiterMax = 0;
+  private closed = false;
+  readonly gate = this.ctl;
+
+  constructor(
+    readonly maxEvents: number,
+    readonly whenFull: WhenFull,
+    private readonly metrics: BufferMetrics,
+  ) {}
+
+  get length(): number {
+    return this.count;
+  }
+
+  push(events: EventBatch): void {
+    if (events.length === 0) return;
+    let accepted = events;
+    if (this.whenFull === 'drop_newest') {
+      const room = this.maxEvents - this.count;
+      if (room < events.length) {
+        const dropped = room <= 0 ? events : events.slice(room);
+        accepted = room <= 0 ? [] : events.slice(0, room);
+        this.metrics.discarded.add(dropped.length);
+        // spec 01 §2.1: drop_newest loses the event; its sources learn it was not delivered
+        settleAll(dropped, 'errored');
+        if (accepted.length === 0) return;
+      }
+    }
+    const bytes = batchSize(accepted);
+    this.metrics.receivedEvents.add(accepted.length);
+    this.metrics.receivedBytes.add(bytes);
+    this.metrics.events.add(accepted.length);
+    this.metrics.bytes.add(bytes);
+    if (this.waiter) {
+      const w = this.waiter;
+      this.waiter = undefined;
+      this.ring.push(accepted);
+      this.count += accepted.length;
+      w(this.take(this.waiterMax));
+      return;
+    }
+    this.ring.push(accepted);
+    this.count += accepted.length;
+    if (this.whenFull === 'block' && this.count >= this.maxEvents) this.ctl.close();
+  }
+
+  pull(max: number): Promise<EventBatch | undefined> {
+    if (this.count > 0) return Promise.resolve(this.take(max));
+    if (this.closed) return Promise.resolve(undefined);
+    return new Promise((resolve) => {
+      this.waiter = resolve;
+      this.waiterMax = max;
+    });
+  }
+
+  /** Removes up to max events from the front, joining chunks. */
+  private take(max: number): EventBatch {
+    let out: EventBatch | undefined;
+    while (this.ring.size > 0) {
+      const head = this.ring.peek()!;
+      const want = max - (out?.length ?? 0);
+      if (want <= 0) break;
+      if (head.length <= want) {
+        this.ring.shift();
+        out = out ? out.concat(head) : head;
+      } else {
+        const part = head.slice(0, want);
+        this.ring.replaceHead(head.slice(want));
+        out = out ? out.concat(part) : part;
+      }
+    }
+    out ??= [];
+    this.count -= out.length;
+    const bytes = batchSize(out);
+    this.metrics.events.add(-out.length);
+    this.metrics.bytes.add(-bytes);
+    this.metrics.sentEvents.add(out.length);
+    this.metrics.sentBytes.add(bytes);
+    if (this.count < this.maxEvents) this.ctl.open();
+    return out;
+  }
+
+  close(): void {
+    this.closed = true;
+    this.ctl.open(); // nothing more will be pushed: never hold producers back on a closed buffer
+    this.release();
+  }
+
+  release(): void {
+    const w = this.waiter;
+    this.waiter = undefined;
+    w?.(undefined);
+  }
+
+  async dispose(): Promise<void> {
+    this.close();
+  }
+}

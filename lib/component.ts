@@ -1,0 +1,97 @@
+/**
+ * Component definitions: every source, transform and sink is declared with one of these, its
+ * valibot schema beside its factory (STYLE §2). The catalog (connectors/index.ts) lists them all.
+ */
+import type { Observable, OperatorFunction, SchedulerLike } from 'rxjs';
+import type { GenericSchema, InferOutput } from 'valibot';
+import type { Delivery, EventBatch, RoutedBatch } from './event.js';
+import type { Gate, GateController } from './gate.js';
+import type { Logger } from './log.js';
+import type { ComponentTelemetry, MetricsRegistry } from './telemetry/registry.js';
+import type { GlobalOptions } from './config/global.js';
+
+export type ComponentKind = 'source' | 'transform' | 'sink';
+/** What flows on an edge; checked when wiring (a metrics sink fed by a log-only source is an error). */
+export type DataType = 'log' | 'metric' | 'any';
+
+/** What every component's factory receives. */
+export interface ComponentContext {
+  readonly id: string;
+  readonly type: string;
+  readonly telemetry: ComponentTelemetry;
+  readonly log: Logger;
+  readonly globals: GlobalOptions;
+  /** Virtual time in marble tests; never Date.now() in component logic. */
+  readonly scheduler: SchedulerLike;
+  /** The registry, for components that read it (internal_metrics, the API). */
+  readonly registry: MetricsRegistry;
+}
+
+export interface SourceContext extends ComponentContext {
+  /** Closed while a blocking buffer downstream is full: stop reading, stop polling. */
+  readonly out: Gate;
+  /** True when a sink downstream wants end-to-end acknowledgements from this source. */
+  readonly acknowledgements: boolean;
+  /** Emits once when the pipeline stops; a source finishes its current read and completes. */
+  readonly shutdown$: Observable<void>;
+}
+
+export interface SinkContext extends ComponentContext {
+  /** Whether this sink settles finalizers on delivery (else they settle on buffer entry). */
+  readonly acknowledgements: boolean;
+  /**
+   * The sink's demand: close it while the sink cannot take more (requests in flight at the limit,
+   * a stream's write buffer full); the buffer's pull loop waits while it is closed.
+   */
+  readonly demand: GateController;
+}
+
+/** A named output of a source or transform (`route.errors`); default output has no name. */
+export interface OutputDecl {
+  readonly name?: string;
+  readonly type: DataType;
+}
+
+interface BaseDef<S extends GenericSchema> {
+  /** The config token (`socket`, `http`). */
+  readonly type: string;
+  /** One line for `weir list` and the docs. */
+  readonly summary: string;
+  readonly schema: S;
+}
+
+export interface SourceDef<S extends GenericSchema = GenericSchema> extends BaseDef<S> {
+  readonly kind: 'source';
+  /** Outputs and their data types; default: one default output of logs. */
+  outputs?(config: InferOutput<S>): OutputDecl[];
+  /** Whether this source can wait for delivery (end-to-end acknowledgements). */
+  readonly acknowledges?: boolean;
+  /** Emits batches (default output) or routed batches (named outputs); unsubscribe = stop. */
+  build(config: InferOutput<S>, ctx: SourceContext): Observable<EventBatch | RoutedBatch>;
+}
+
+export interface TransformDef<S extends GenericSchema = GenericSchema> extends BaseDef<S> {
+  readonly kind: 'transform';
+  readonly input: DataType;
+  /** Outputs; default: one default output carrying the input's type. */
+  outputs?(config: InferOutput<S>): OutputDecl[];
+  /** Runs synchronously between buffers; flushes its state on completion. */
+  build(config: InferOutput<S>, ctx: ComponentContext): OperatorFunction<EventBatch, EventBatch | RoutedBatch>;
+}
+
+export interface SinkDef<S extends GenericSchema = GenericSchema> extends BaseDef<S> {
+  readonly kind: 'sink';
+  readonly input: DataType;
+  /** Largest chunk the pull loop hands over at once (usually the batch size). */
+  pullSize?(config: InferOutput<S>): number;
+  /** Turns batches into deliveries; completes after flushing when its input completes. */
+  build(config: InferOutput<S>, ctx: SinkContext): OperatorFunction<EventBatch, Delivery>;
+  /** Boot-time check (spec 01 §7.2); rejects with a reason when the destination is not healthy. */
+  healthcheck?(config: InferOutput<S>, ctx: ComponentContext): Promise<void>;
+}
+
+export type ComponentDef = SourceDef | TransformDef | SinkDef;
+
+export const defineSource = <S extends GenericSchema>(d: Omit<SourceDef<S>, 'kind'>): SourceDef<S> => ({ kind: 'source', ...d });
+export const defineTransform = <S extends GenericSchema>(d: Omit<TransformDef<S>, 'kind'>): TransformDef<S> => ({ kind: 'transform', ...d });
+export const defineSink = <S extends GenericSchema>(d: Omit<SinkDef<S>, 'kind'>): SinkDef<S> => ({ kind: 'sink', ...d });

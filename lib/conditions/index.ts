@@ -1,0 +1,54 @@
+/**
+ * Conditions (spec 02 §2.9): one module used by filter, route, reduce, throttle and sinks.
+ * A condition is compiled once at build time into a predicate over one event.
+ */
+import * as v from 'valibot';
+import type { Event } from '../event.js';
+import { compileVrlCondition } from './vrl.js';
+import { compileSearchQuery } from './search-query.js';
+
+export type Predicate = (e: Event) => boolean;
+
+/** Thrown at build time for a condition that does not compile; `optionPath` names the option. */
+export class ConditionError extends Error {
+  constructor(
+    message: string,
+    readonly optionPath?: string,
+  ) {
+    super(message);
+  }
+}
+
+export const CONDITION_TYPES = ['vrl', 'search_query', 'is_log', 'is_metric', 'is_trace'] as const;
+
+/** A plain string (a vrl program) or `{ type, source }`. */
+export const conditionSchema = v.union(
+  [
+    v.string(),
+    v.strictObject({
+      type: v.picklist(CONDITION_TYPES),
+      source: v.optional(v.string()),
+    }),
+  ],
+  `must be a vrl program string or an object with type (${CONDITION_TYPES.join(', ')}) and source`,
+);
+export type ConditionConfig = v.InferOutput<typeof conditionSchema>;
+
+/** Compiles a condition; `optionPath` (e.g. `condition`) locates errors in config messages. */
+export function compileCondition(c: ConditionConfig, optionPath = 'condition', timezone?: string): Predicate {
+  if (typeof c === 'string') return compileVrlCondition(c, optionPath, timezone);
+  switch (c.type) {
+    case 'is_log':
+      return (e) => e.type === 'log';
+    case 'is_metric':
+      return (e) => e.type === 'metric';
+    case 'is_trace':
+      return () => false; // weir carries no trace events yet
+    case 'vrl':
+      if (c.source === undefined) throw new ConditionError('source is required for vrl conditions', `${optionPath}.source`);
+      return compileVrlCondition(c.source, `${optionPath}.source`, timezone);
+    case 'search_query':
+      if (c.source === undefined) throw new ConditionError('source is required for search_query conditions', `${optionPath}.source`);
+      return compileSearchQuery(c.source, `${optionPath}.source`);
+  }
+}

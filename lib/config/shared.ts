@@ -1,0 +1,179 @@
+/**
+ * Option groups shared by many components (spec 01 §2.1), declared once. Factories take the
+ * per-component defaults so each component states its own defaults beside its schema.
+ */
+import * as v from 'valibot';
+
+/** Non-negative integer. */
+export const uint = () => v.pipe(v.number(), v.integer(), v.minValue(0));
+/** Positive integer. */
+export const posint = () => v.pipe(v.number(), v.integer(), v.minValue(1));
+/** Seconds as float or integer, > 0. */
+export const secs = () => v.pipe(v.number(), v.minValue(0));
+
+/** Upstream ids; `*` wildcards allowed; at least one. */
+export const inputsSchema = v.pipe(
+  v.array(v.pipe(v.string(), v.minLength(1, 'an input must not be empty'))),
+  v.minLength(1, 'must list at least one input'),
+);
+
+/** spec 01 §8: the smallest disk buffer. */
+export const DISK_BUFFER_MIN_SIZE = 268_435_488;
+
+/** `buffer.*`; `disk_v1` only for the sinks that allow it. */
+export function bufferSchema(opts: { allowDiskV1?: boolean } = {}) {
+  const types = opts.allowDiskV1 ? (['memory', 'disk', 'disk_v1'] as const) : (['memory', 'disk'] as const);
+  return v.optional(
+    v.pipe(
+      v.strictObject({
+        type: v.optional(v.picklist(types), 'memory'),
+        max_events: v.optional(posint()),
+        max_size: v.optional(
+          v.pipe(v.number(), v.integer(), v.minValue(DISK_BUFFER_MIN_SIZE, `must be at least ${DISK_BUFFER_MIN_SIZE} bytes`)),
+        ),
+        when_full: v.optional(v.picklist(['block', 'drop_newest']), 'block'),
+      }),
+      v.rawCheck(({ dataset, addIssue }) => {
+        if (!dataset.typed) return;
+        const b = dataset.value;
+        if (b.type !== 'memory' && b.max_size === undefined)
+          addIssue({ message: `max_size is required when type is "${b.type}"`, path: [pathItem(b, 'max_size')] });
+        if (b.type !== 'memory' && b.max_events !== undefined)
+          addIssue({ message: 'max_events applies only to memory buffers', path: [pathItem(b, 'max_events')] });
+      }),
+      v.transform((b) => ({ ...b, max_events: b.max_events ?? 500 })),
+    ),
+    {},
+  );
+}
+export type BufferConfig = { type: 'memory' | 'disk' | 'disk_v1'; max_events: number; max_size?: number; when_full: 'block' | 'drop_newest' };
+
+/** A path item for rawCheck issues, so errors name the option. */
+function pathItem(input: unknown, key: string) {
+  return { type: 'object' as const, origin: 'value' as const, input: input as Record<string, unknown>, key, value: (input as Record<string, unknown>)[key] };
+}
+
+export interface BatchDefaults {
+  max_bytes?: number;
+  max_events?: number;
+  timeout_secs: number;
+}
+/** `batch.*` with the sink's defaults. */
+export function batchSchema(d: BatchDefaults) {
+  return v.optional(
+    v.strictObject({
+      max_bytes: v.optional(posint(), d.max_bytes),
+      max_events: v.optional(posint(), d.max_events),
+      timeout_secs: v.optional(v.pipe(v.number(), v.minValue(0.001, 'must be greater than 0')), d.timeout_secs),
+    }),
+    {},
+  );
+}
+
+export interface RequestDefaults {
+  concurrency?: number | 'adaptive' | 'none';
+  rate_limit_num: number;
+  retry_attempts: number;
+  retry_max_duration_secs: number;
+  timeout_secs: number;
+  decrease_ratio: number;
+  ewma_alpha: number;
+  rtt_deviation_scale: number;
+}
+/** Spec 01 §2.1 request defaults shared by most sinks. */
+export const REQUEST_DEFAULTS: RequestDefaults = {
+  rate_limit_num: 9.223372036854776e18,
+  retry_attempts: 1.8446744073709552e19,
+  retry_max_duration_secs: 3600,
+  timeout_secs: 60,
+  decrease_ratio: 0.9,
+  ewma_alpha: 0.7,
+  rtt_deviation_scale: 2,
+};
+const ratio = () => v.pipe(v.number(), v.gtValue(0, 'must be greater than 0'), v.ltValue(1, 'must be less than 1'));
+/** `request.*` with the sink's defaults. */
+export function requestSchema(d: RequestDefaults = REQUEST_DEFAULTS) {
+  return v.optional(
+    v.strictObject({
+      concurrency: v.optional(v.union([v.picklist(['adaptive', 'none']), posint()], 'must be "adaptive", "none" or a positive integer'), d.concurrency ?? 'adaptive'),
+      rate_limit_duration_secs: v.optional(posint(), 1),
+      rate_limit_num: v.optional(posint(), d.rate_limit_num),
+      retry_attempts: v.optional(uint(), d.retry_attempts),
+      retry_initial_backoff_secs: v.optional(posint(), 1),
+      retry_max_duration_secs: v.optional(posint(), d.retry_max_duration_secs),
+      retry_jitter_mode: v.optional(v.picklist(['none', 'full']), 'none'),
+      timeout_secs: v.optional(posint(), d.timeout_secs),
+      headers: v.optional(v.record(v.string(), v.string()), {}),
+      adaptive_concurrency: v.optional(
+        v.strictObject({
+          decrease_ratio: v.optional(ratio(), d.decrease_ratio),
+          ewma_alpha: v.optional(ratio(), d.ewma_alpha),
+          rtt_deviation_scale: v.optional(v.pipe(v.number(), v.minValue(0)), d.rtt_deviation_scale),
+          initial_concurrency: v.optional(posint(), 1),
+          max_concurrency_limit: v.optional(posint(), 200),
+        }),
+        {},
+      ),
+    }),
+    {},
+  );
+}
+
+/** `tls.*` for outgoing connections; `enabled` for listeners. */
+export const tlsSchema = v.optional(
+  v.pipe(
+    v.strictObject({
+      enabled: v.optional(v.boolean()),
+      alpn_protocols: v.optional(v.array(v.string())),
+      ca_file: v.optional(v.string()),
+      crt_file: v.optional(v.string()),
+      key_file: v.optional(v.string()),
+      key_pass: v.optional(v.string()),
+      verify_certificate: v.optional(v.boolean()),
+      verify_hostname: v.optional(v.boolean()),
+      server_name: v.optional(v.string()),
+    }),
+    v.rawCheck(({ dataset, addIssue }) => {
+      if (!dataset.typed) return;
+      const t = dataset.value;
+      if (t.key_file && !t.crt_file) addIssue({ message: 'key_file requires crt_file', path: [pathItem(t, 'key_file')] });
+    }),
+  ),
+);
+export type TlsConfig = NonNullable<v.InferOutput<typeof tlsSchema>>;
+
+/** `proxy.*` (component level; merges over the global one). */
+export const proxySchema = v.optional(
+  v.strictObject({
+    enabled: v.optional(v.boolean(), true),
+    http: v.optional(v.pipe(v.string(), v.url('must be a URL'))),
+    https: v.optional(v.pipe(v.string(), v.url('must be a URL'))),
+    no_proxy: v.optional(v.array(v.string()), []),
+  }),
+);
+export type ProxyConfig = NonNullable<v.InferOutput<typeof proxySchema>>;
+
+/** `acknowledgements.enabled` (sinks: overrides the global setting). */
+export const acknowledgementsSchema = v.optional(v.strictObject({ enabled: v.optional(v.boolean()) }), {});
+
+/** `healthcheck.enabled`, plus `uri` for the sinks that take one. */
+export function healthcheckSchema(opts: { uri?: boolean } = {}) {
+  return v.optional(
+    v.strictObject({
+      enabled: v.optional(v.boolean(), true),
+      ...(opts.uri ? { uri: v.optional(v.pipe(v.string(), v.url('must be a URL'))) } : {}),
+    }),
+    {},
+  );
+}
+
+/** Options every encoding takes besides the codec (spec 01 §2.1). */
+export const encodingCommon = {
+  except_fields: v.optional(v.array(v.string())),
+  only_fields: v.optional(v.array(v.string())),
+  timestamp_format: v.optional(v.picklist(['rfc3339', 'unix', 'unix_ms', 'unix_us', 'unix_ns', 'unix_float']), 'rfc3339'),
+};
+
+/** `compression` with the codecs a sink offers and its default. */
+export const compressionSchema = <const T extends readonly [string, ...string[]]>(allowed: T, dflt: T[number]) =>
+  v.optional(v.picklist(allowed), dflt);

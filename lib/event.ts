@@ -1,0 +1,204 @@
+/**
+ * Events, their metadata and end-to-end acknowledgements.
+ *
+ * Events travel in arrays ({@link EventBatch}): one RxJS notification per batch, not per event.
+ * A source that supports acknowledgements attaches a {@link BatchNotifier} to the events it emits;
+ * every copy of an event (fan-out) holds a reference, and each sink settles its copy once. The
+ * notifier resolves when every copy settled, with the worst status seen.
+ */
+import { type ObjectValue, type Value, Timestamp, cloneValue, sizeOfValue, toJSON } from './value.js';
+
+/** Outcome of one event at one sink. `rejected` = permanent failure, `errored` = gave up retrying. */
+export type DeliveryStatus = 'delivered' | 'errored' | 'rejected';
+
+const RANK: Record<DeliveryStatus, number> = { delivered: 0, errored: 1, rejected: 2 };
+
+/** Collects the outcome of every copy of every event of one source batch. */
+export class BatchNotifier {
+  private pending = 0;
+  private status: DeliveryStatus = 'delivered';
+  private done = false;
+  constructor(private readonly onSettled: (status: DeliveryStatus) => void) {}
+
+  /** One more copy to wait for; called when an event is created or cloned. */
+  retain(n = 1): void {
+    this.pending += n;
+  }
+  /** A copy finished with this status; the last one fires the callback. */
+  settle(status: DeliveryStatus): void {
+    if (RANK[status] > RANK[this.status]) this.status = status;
+    if (--this.pending === 0 && !this.done) {
+      this.done = true;
+      this.onSettled(this.status);
+    }
+  }
+  get isSettled(): boolean {
+    return this.done;
+  }
+}
+
+/** Out-of-band data travelling with an event; never serialized with it. */
+export class EventMetadata {
+  constructor(
+    /** Id of the source component that created the event. */
+    public sourceId: string,
+    /** Type token of that source (`socket`, `demo_logs`). */
+    public sourceType: string,
+    /** Acknowledgement handles; several after a reduce merged events. */
+    public notifiers: BatchNotifier[] | undefined = undefined,
+    /** The `%` metadata tree of the remap language. */
+    public value: ObjectValue | undefined = undefined,
+  ) {}
+
+  /** Copy for fan-out: the copy holds its own claim on every notifier. */
+  clone(): EventMetadata {
+    if (this.notifiers) for (const n of this.notifiers) n.retain();
+    return new EventMetadata(this.sourceId, this.sourceType, this.notifiers, this.value && (cloneValue(this.value) as ObjectValue));
+  }
+  /** Settles this copy's claims (idempotent: the claims are released once). */
+  settle(status: DeliveryStatus): void {
+    const ns = this.notifiers;
+    if (!ns) return;
+    this.notifiers = undefined;
+    for (const n of ns) n.settle(status);
+  }
+  /** Takes over another event's claims (reduce merging events). */
+  absorb(other: EventMetadata): void {
+    const ns = other.notifiers;
+    if (!ns) return;
+    other.notifiers = undefined;
+    this.notifiers = this.notifiers ? this.notifiers.concat(ns) : ns;
+  }
+}
+
+/** A log event: a map of fields plus metadata. */
+export class LogEvent {
+  readonly type = 'log' as const;
+  constructor(
+    public fields: ObjectValue,
+    public meta: EventMetadata,
+  ) {}
+  clone(): LogEvent {
+    return new LogEvent(cloneValue(this.fields) as ObjectValue, this.meta.clone());
+  }
+}
+
+export type MetricKind = 'absolute' | 'incremental';
+/** A tag holds one value, a bare tag (null) or several values. */
+export type TagValue = string | null | (string | null)[];
+export type Tags = Record<string, TagValue>;
+
+export interface Sample {
+  value: number;
+  rate: number;
+}
+export interface Bucket {
+  upper_limit: number;
+  count: number;
+}
+export interface Quantile {
+  quantile: number;
+  value: number;
+}
+/** Metric values in Vector's model, keyed by their JSON name. */
+export type MetricValue =
+  | { type: 'counter'; value: number }
+  | { type: 'gauge'; value: number }
+  | { type: 'set'; values: string[] }
+  | { type: 'distribution'; samples: Sample[]; statistic: 'histogram' | 'summary' }
+  | { type: 'aggregated_histogram'; buckets: Bucket[]; count: number; sum: number }
+  | { type: 'aggregated_summary'; quantiles: Quantile[]; count: number; sum: number };
+
+/** A metric event in Vector's model. */
+export class MetricEvent {
+  readonly type = 'metric' as const;
+  constructor(
+    public name: string,
+    public kind: MetricKind,
+    public value: MetricValue,
+    public meta: EventMetadata,
+    public namespace: string | undefined = undefined,
+    public tags: Tags | undefined = undefined,
+    public timestamp: Timestamp | undefined = undefined,
+    public intervalMs: number | undefined = undefined,
+  ) {}
+  clone(): MetricEvent {
+    return new MetricEvent(
+      this.name,
+      this.kind,
+      structuredClone(this.value),
+      this.meta.clone(),
+      this.namespace,
+      this.tags && structuredClone(this.tags),
+      this.timestamp,
+      this.intervalMs,
+    );
+  }
+  /** Vector's JSON form of a metric (`{"name":…,"kind":…,"counter":{"value":…}}`). */
+  toJSON(): Record<string, unknown> {
+    const out: Record<string, unknown> = { name: this.name };
+    if (this.namespace !== undefined) out.namespace = this.namespace;
+    if (this.tags && Object.keys(this.tags).length > 0) out.tags = this.tags;
+    if (this.timestamp) out.timestamp = this.timestamp.toString();
+    if (this.intervalMs !== undefined) out.interval_ms = this.intervalMs;
+    out.kind = this.kind;
+    const { type, ...body } = this.value;
+    out[type] = body;
+    return out;
+  }
+}
+
+export type Event = LogEvent | MetricEvent;
+/** Events move between components in arrays; never empty when emitted. */
+export type EventBatch = Event[];
+
+/** What a component with named outputs emits: the batch and the output it leaves through. */
+export interface RoutedBatch {
+  readonly output: string;
+  readonly events: EventBatch;
+}
+
+/** What a sink reports for each unit of work it finished. */
+export interface Delivery {
+  readonly status: DeliveryStatus;
+  readonly events: readonly Event[];
+  /** Encoded bytes sent on the wire (component_sent_bytes_total); 0 when unknown. */
+  readonly bytes: number;
+}
+
+/** Creates a log event the way sources do; `message` and the schema fields first, in a stable shape. */
+export function logEvent(fields: ObjectValue, sourceId = '', sourceType = ''): LogEvent {
+  return new LogEvent(fields, new EventMetadata(sourceId, sourceType));
+}
+
+/** Estimated size of an event for buffers, batches and *_event_bytes_total (JSON-like). */
+export function eventSize(e: Event): number {
+  if (e.type === 'log') return sizeOfValue(e.fields);
+  return 64 + e.name.length + (e.tags ? sizeOfValue(e.tags as unknown as Value) : 0);
+}
+
+/** Sum of {@link eventSize} over a batch. */
+export function batchSize(events: readonly Event[]): number {
+  let n = 0;
+  for (let i = 0; i < events.length; i++) n += eventSize(events[i]!);
+  return n;
+}
+
+/** Settles every event of a batch (sinks after delivery; transforms for events they drop). */
+export function settleAll(events: readonly Event[], status: DeliveryStatus): void {
+  for (let i = 0; i < events.length; i++) {
+    const m = events[i]!.meta;
+    if (m.notifiers) m.settle(status);
+  }
+}
+
+/** Plain JSON form of any event: log fields, or Vector's metric JSON. */
+export function eventToJSON(e: Event): unknown {
+  return e.type === 'log' ? toJSON(e.fields) : e.toJSON();
+}
+
+/** Attaches one notifier to every event of a freshly created batch. */
+export function attachNotifier(events: readonly Event[], notifier: BatchNotifier): void {
+  notifier.retain(events.length);
+  for (const e of events) e.meta.notifiers = [notifier];
+}

@@ -1,0 +1,130 @@
+/**
+ * Credit links between producers and the bounded buffers they feed (STYLE §4).
+ *
+ * RxJS pushes and has no demand signal; a {@link Gate} is that signal. A buffer closes its gate
+ * when full (`when_full = block`); a source checks `isOpen` after each emission and stops reading
+ * its socket or polling until `open$` says otherwise.
+ */
+import {
+  BehaviorSubject,
+  type Observable,
+  type ObservableInput,
+  type SchedulerAction,
+  type SchedulerLike,
+  asyncScheduler,
+  defer,
+  distinctUntilChanged,
+  filter,
+  first,
+  map,
+  of,
+  repeat,
+} from 'rxjs';
+
+export interface Gate {
+  /** Hot-path check after next(). */
+  readonly isOpen: boolean;
+  /** Transitions; wait on these, never poll. Replays the current state to new subscribers. */
+  readonly open$: Observable<boolean>;
+}
+
+const NOW = of(undefined);
+
+/** Emits once when the gate is (or becomes) open. */
+export const whenOpen = (g: Gate): Observable<unknown> => (g.isOpen ? NOW : g.open$.pipe(first(Boolean)));
+
+/** Promise form of {@link whenOpen}, for pull loops. */
+export function waitOpen(g: Gate): Promise<void> | undefined {
+  if (g.isOpen) return undefined;
+  return new Promise((resolve) => {
+    const sub = g.open$.pipe(first(Boolean)).subscribe(() => {
+      resolve();
+      queueMicrotask(() => sub?.unsubscribe());
+    });
+  });
+}
+
+/** A gate a component opens and closes itself. */
+export class GateController implements Gate {
+  private readonly state$: BehaviorSubject<boolean>;
+  readonly open$: Observable<boolean>;
+  constructor(initial = true) {
+    this.state$ = new BehaviorSubject(initial);
+    this.open$ = this.state$.pipe(distinctUntilChanged());
+  }
+  get isOpen(): boolean {
+    return this.state$.value;
+  }
+  set(open: boolean): void {
+    if (this.state$.value !== open) this.state$.next(open);
+  }
+  open(): void {
+    this.set(true);
+  }
+  close(): void {
+    this.set(false);
+  }
+}
+
+/** Always open: for producers nothing downstream can block (drop_newest, no consumers). */
+export const OPEN_GATE: Gate = { isOpen: true, open$: of(true) };
+
+/**
+ * Open while every member is open. Members change at run time (reload adds and removes sinks),
+ * so the source holding this gate keeps one object for its whole life.
+ */
+export class AllGate implements Gate {
+  private members: readonly Gate[] = [];
+  private readonly ctl = new GateController(true);
+  private subs: { unsubscribe(): void }[] = [];
+  readonly open$ = this.ctl.open$;
+  get isOpen(): boolean {
+    return this.ctl.isOpen;
+  }
+  setMembers(members: readonly Gate[]): void {
+    for (const s of this.subs) s.unsubscribe();
+    this.members = members;
+    this.subs = members.map((g) => g.open$.subscribe(() => this.recompute()));
+    this.recompute();
+  }
+  private recompute(): void {
+    let open = true;
+    for (const g of this.members) if (!g.isOpen) open = false;
+    this.ctl.set(open);
+  }
+}
+
+/** Gate from an observable of states (tests, adapters). */
+export function gateFrom(states$: Observable<boolean>, initial = true): Gate & { dispose(): void } {
+  const ctl = new GateController(initial);
+  const sub = states$.subscribe((s) => ctl.set(s));
+  return { get isOpen() { return ctl.isOpen; }, open$: ctl.open$, dispose: () => sub.unsubscribe() };
+}
+
+/** Repeats a read while the gate is open; the next pull waits for credit. `undefined` = empty poll. */
+export function pullWhile<T>(read: () => ObservableInput<T | undefined>, gate: Gate): Observable<T> {
+  return defer(read).pipe(
+    repeat({ delay: () => whenOpen(gate) }),
+    filter((x): x is T => x !== undefined),
+  );
+}
+
+/** Actions wait while the gate is closed. Holds back one pull (poll, scrape, timer), never data. */
+export function gatedScheduler(gate: Gate, inner: SchedulerLike = asyncScheduler): SchedulerLike {
+  return {
+    now: () => inner.now(),
+    schedule<T>(work: (this: SchedulerAction<T>, state?: T) => void, delay?: number, state?: T) {
+      return inner.schedule<T>(
+        function (this: SchedulerAction<T>, s?: T) {
+          if (gate.isOpen) return work.call(this, s);
+          this.add(whenOpen(gate).subscribe(() => work.call(this, s)));
+        },
+        delay,
+        state,
+      );
+    },
+  };
+}
+
+/** Maps a gate to its boolean state stream (helpers for tests and the API). */
+export const gateState$ = (g: Gate): Observable<boolean> => g.open$.pipe(map(Boolean));

@@ -1,0 +1,81 @@
+/**
+ * The daemon's own log: leveled (`-v`, `-q`, WEIR_LOG), one line per record on stderr, and
+ * rate-limited per message key so a flood of identical errors prints once per window with a count.
+ */
+export type Level = 'trace' | 'debug' | 'info' | 'warn' | 'error';
+const ORDER: Record<Level, number> = { trace: 0, debug: 1, info: 2, warn: 3, error: 4 };
+export const LEVELS = Object.keys(ORDER) as Level[];
+
+export interface Logger {
+  trace(msg: string, fields?: Record<string, unknown>): void;
+  debug(msg: string, fields?: Record<string, unknown>): void;
+  info(msg: string, fields?: Record<string, unknown>): void;
+  warn(msg: string, fields?: Record<string, unknown>): void;
+  error(msg: string, fields?: Record<string, unknown>): void;
+  /** A child that adds fields (component_id, …) to every record. */
+  child(fields: Record<string, unknown>): Logger;
+}
+
+export interface LogSink {
+  write(line: string): void;
+}
+
+/** Shared state of one log output: level, rate-limit windows, destination. */
+export class LogRoot {
+  level: Level;
+  private readonly windows = new Map<string, { until: number; suppressed: number }>();
+  constructor(
+    level: Level = 'info',
+    private readonly out: LogSink = { write: (l) => process.stderr.write(l) },
+    /** Window for identical messages (Vector: 10 s internal log rate limit). */
+    readonly rateLimitMs = 10_000,
+    private readonly now: () => number = Date.now,
+  ) {
+    this.level = level;
+  }
+
+  emit(level: Level, msg: string, fields: Record<string, unknown>): void {
+    if (ORDER[level] < ORDER[this.level]) return;
+    if (ORDER[level] >= ORDER.warn) {
+      const key = `${level}|${fields.component_id ?? ''}|${msg}`;
+      const t = this.now();
+      const w = this.windows.get(key);
+      if (w && t < w.until) {
+        w.suppressed++;
+        return;
+      }
+      if (w && w.suppressed > 0) fields = { ...fields, internal_log_rate_limit_suppressed: w.suppressed };
+      this.windows.set(key, { until: t + this.rateLimitMs, suppressed: 0 });
+      if (this.windows.size > 10_000) this.windows.clear();
+    }
+    let line = `${new Date(this.now()).toISOString()} ${level.toUpperCase().padEnd(5)} ${msg}`;
+    for (const k in fields) {
+      const v = fields[k];
+      line += ` ${k}=${typeof v === 'string' && !/[\s"=]/.test(v) ? v : JSON.stringify(v instanceof Error ? v.message : v)}`;
+    }
+    this.out.write(line + '\n');
+  }
+
+  logger(fields: Record<string, unknown> = {}): Logger {
+    const root = this;
+    const mk = (lvl: Level) => (msg: string, f?: Record<string, unknown>) => root.emit(lvl, msg, f ? { ...fields, ...f } : fields);
+    return {
+      trace: mk('trace'),
+      debug: mk('debug'),
+      info: mk('info'),
+      warn: mk('warn'),
+      error: mk('error'),
+      child: (more) => root.logger({ ...fields, ...more }),
+    };
+  }
+}
+
+/** Level from WEIR_LOG and -v/-q counts (each -v one level more verbose, each -q less). */
+export function levelFrom(env: string | undefined, verbose: number, quiet: number): Level {
+  const base = env && (LEVELS as string[]).includes(env.toLowerCase()) ? (env.toLowerCase() as Level) : 'info';
+  const idx = Math.max(0, Math.min(LEVELS.length - 1, ORDER[base] - verbose + quiet));
+  return LEVELS[idx]!;
+}
+
+/** A logger that drops everything (library use without a daemon). */
+export const silentLogger: Logger = new LogRoot('error', { write() {} }).logger();
