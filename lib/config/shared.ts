@@ -156,16 +156,11 @@ export type ProxyConfig = NonNullable<v.InferOutput<typeof proxySchema>>;
 /** `acknowledgements.enabled` (sinks: overrides the global setting). */
 export const acknowledgementsSchema = v.optional(v.strictObject({ enabled: v.optional(v.boolean()) }), {});
 
-/** `healthcheck.enabled`, plus `uri` for the sinks that take one. */
-export function healthcheckSchema(opts: { uri?: boolean } = {}) {
-  return v.optional(
-    v.strictObject({
-      enabled: v.optional(v.boolean(), true),
-      ...(opts.uri ? { uri: v.optional(v.pipe(v.string(), v.url('must be a URL'))) } : {}),
-    }),
-    {},
-  );
-}
+/** `healthcheck.enabled` (every sink). */
+export const healthcheckSchema = () => v.optional(v.strictObject({ enabled: v.optional(v.boolean(), true) }), {});
+/** `healthcheck.enabled` and `healthcheck.uri` for the sinks that take a URI. */
+export const healthcheckUriSchema = () =>
+  v.optional(v.strictObject({ enabled: v.optional(v.boolean(), true), uri: v.optional(v.pipe(v.string(), v.url('must be a URL'))) }), {});
 
 /** Options every encoding takes besides the codec (spec 01 §2.1). */
 export const encodingCommon = {

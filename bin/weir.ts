@@ -1,0 +1,14 @@
+/** Entry point of the compiled CLI: argv in, exit code out. */
+import { main } from '../lib/cli/main.js';
+
+main(process.argv).then(
+  (code) => {
+    process.exitCode = code;
+    // sockets or timers left by a failed component must not keep a finished process alive
+    setTimeout(() => process.exit(code), 200).unref();
+  },
+  (err: unknown) => {
+    process.stderr.write(`weir: ${(err as Error).stack ?? String(err)}\n`);
+    process.exit(1);
+  },
+);

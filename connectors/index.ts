@@ -1,0 +1,24 @@
+/** The catalog: the one list of every component weir has. Registration is this list, not import side effects. */
+import type { ComponentDef, ComponentKind } from '../lib/component.js';
+import type { Catalog } from '../lib/config/load.js';
+import { demoLogsSource } from './sources/demo_logs/index.js';
+import { internalMetricsSource } from './sources/internal_metrics/index.js';
+import { filterTransform } from './transforms/filter/index.js';
+import { routeTransform } from './transforms/route/index.js';
+import { blackholeSink } from './sinks/blackhole/index.js';
+import { consoleSink } from './sinks/console/index.js';
+
+export const components: readonly ComponentDef[] = [
+  demoLogsSource,
+  internalMetricsSource,
+  filterTransform,
+  routeTransform,
+  blackholeSink,
+  consoleSink,
+] as unknown as readonly ComponentDef[];
+
+/** Lookup of the catalog by kind and type. */
+export const catalog: Catalog = {
+  find: (kind: ComponentKind, type: string) => components.find((c) => c.kind === kind && c.type === type),
+  types: (kind: ComponentKind) => components.filter((c) => c.kind === kind).map((c) => c.type).sort(),
+};

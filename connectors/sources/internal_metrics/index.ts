@@ -1,0 +1,58 @@
+/** `internal_metrics`: the process's own metrics (spec 01 §6) as metric events, every scrape interval. */
+import * as v from 'valibot';
+import { Observable } from 'rxjs';
+import { defineSource } from '../../../lib/component.js';
+import { type EventBatch, EventMetadata, MetricEvent } from '../../../lib/event.js';
+import { Timestamp } from '../../../lib/value.js';
+import type { MetricsRegistry } from '../../../lib/telemetry/registry.js';
+
+export const InternalMetricsConfig = v.strictObject({
+  type: v.literal('internal_metrics'),
+  scrape_interval_secs: v.optional(v.pipe(v.number(), v.gtValue(0, 'must be greater than 0')), 1),
+  namespace: v.optional(v.string(), 'weir'),
+  tags: v.optional(v.strictObject({ host_key: v.optional(v.string()), pid_key: v.optional(v.string()) }), {}),
+});
+export type InternalMetricsConfig = v.InferOutput<typeof InternalMetricsConfig>;
+
+/** One metric event per series of the registry. */
+export function snapshotMetrics(registry: MetricsRegistry, sourceId: string, config: InternalMetricsConfig, now: Timestamp): EventBatch {
+  const out: EventBatch = [];
+  for (const s of registry.all()) {
+    const tags: Record<string, string> = {};
+    for (const k in s.tags) {
+      if (k === 'host') {
+        if (config.tags.host_key) tags[config.tags.host_key] = s.tags[k]!;
+      } else if (k === 'pid') {
+        if (config.tags.pid_key) tags[config.tags.pid_key] = s.tags[k]!;
+      } else tags[k] = s.tags[k]!;
+    }
+    const meta = new EventMetadata(sourceId, 'internal_metrics');
+    if (s.type === 'histogram') {
+      const samples = (s.samples ?? []).splice(0).map((value) => ({ value, rate: 1 }));
+      out.push(new MetricEvent(s.name, 'incremental', { type: 'distribution', samples, statistic: 'histogram' }, meta, config.namespace, tags, now));
+    } else {
+      out.push(new MetricEvent(s.name, 'absolute', s.type === 'counter' ? { type: 'counter', value: s.value } : { type: 'gauge', value: s.value }, meta, config.namespace, tags, now));
+    }
+  }
+  return out;
+}
+
+export const internalMetricsSource = defineSource({
+  type: 'internal_metrics',
+  summary: "Expose weir's own metrics as metric events.",
+  schema: InternalMetricsConfig,
+  outputs: () => [{ type: 'metric' }],
+  build: (config, ctx) =>
+    new Observable<EventBatch>((subscriber) => {
+      const period = config.scrape_interval_secs * 1000;
+      const tick = () => {
+        const batch = snapshotMetrics(ctx.registry, ctx.id, config, new Timestamp(Math.floor(ctx.scheduler.now())));
+        if (batch.length > 0) subscriber.next(batch);
+      };
+      const action = ctx.scheduler.schedule(function () {
+        tick();
+        this.schedule(undefined, period);
+      }, period);
+      return () => action.unsubscribe();
+    }),
+});

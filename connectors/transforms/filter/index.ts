@@ -1,0 +1,42 @@
+/** `filter`: keeps the events for which the condition holds. */
+import * as v from 'valibot';
+import { filter, map, pipe } from 'rxjs';
+import { defineTransform } from '../../../lib/component.js';
+import { settleAll, type Event, type EventBatch } from '../../../lib/event.js';
+import { compileCondition, conditionSchema } from '../../../lib/conditions/index.js';
+import { inputsSchema } from '../../../lib/config/shared.js';
+
+export const FilterConfig = v.strictObject({
+  type: v.literal('filter'),
+  inputs: inputsSchema,
+  condition: conditionSchema,
+});
+export type FilterConfig = v.InferOutput<typeof FilterConfig>;
+
+export const filterTransform = defineTransform({
+  type: 'filter',
+  summary: 'Keep only the events that match a condition.',
+  schema: FilterConfig,
+  input: 'any',
+  build: (config, ctx) => {
+    const test = compileCondition(config.condition, 'condition', ctx.globals.timezone);
+    const discarded = ctx.telemetry.counter('component_discarded_events_total', { intentional: 'true' });
+    return pipe(
+      map((batch: EventBatch) => {
+        const kept: Event[] = [];
+        let dropped: Event[] | undefined;
+        for (const e of batch) {
+          if (test(e)) kept.push(e);
+          else (dropped ??= []).push(e);
+        }
+        if (dropped) {
+          discarded.add(dropped.length);
+          // an intentional drop completes the event's acknowledgement as delivered (as in Vector)
+          settleAll(dropped, 'delivered');
+        }
+        return kept;
+      }),
+      filter((b) => b.length > 0),
+    );
+  },
+});

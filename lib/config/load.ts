@@ -1,0 +1,254 @@
+/**
+ * Loading a configuration: files (TOML, YAML, JSON; same keys in each) -> environment
+ * interpolation -> parse -> merge -> valibot per component. Every problem is collected and
+ * reported together, each with its file, component and option path.
+ */
+import { readFileSync, readdirSync, statSync } from 'node:fs';
+import { extname, join } from 'node:path';
+import { parse as parseToml } from 'smol-toml';
+import { parse as parseYaml } from 'yaml';
+import * as v from 'valibot';
+import type { ComponentDef, ComponentKind } from '../component.js';
+import { ConfigError, type ConfigProblem } from '../errors.js';
+import { GlobalOptionsSchema, type GlobalOptions } from './global.js';
+import { interpolate } from './interpolate.js';
+import { mapIssue } from './issues.js';
+
+export const SECTION: Record<ComponentKind, 'sources' | 'transforms' | 'sinks'> = {
+  source: 'sources',
+  transform: 'transforms',
+  sink: 'sinks',
+};
+
+/** A validated component: definition, parsed options, where it was written. */
+export interface ComponentConfig {
+  readonly id: string;
+  readonly kind: ComponentKind;
+  readonly def: ComponentDef;
+  /** Options after validation, defaults applied. */
+  readonly options: Record<string, unknown> & { inputs?: string[] };
+  /** The options as written (after interpolation), for change detection on reload. */
+  readonly raw: unknown;
+  readonly file: string | undefined;
+}
+
+export interface Config {
+  readonly globals: GlobalOptions;
+  readonly components: ReadonlyMap<string, ComponentConfig>;
+  readonly files: readonly string[];
+  /** Unit tests declared in the files (`[[tests]]`), kept as written. */
+  readonly tests: readonly unknown[];
+}
+
+/** Lookup of definitions by kind and type token. */
+export interface Catalog {
+  find(kind: ComponentKind, type: string): ComponentDef | undefined;
+  types(kind: ComponentKind): string[];
+}
+
+/** A parsed file before validation. */
+export interface RawConfigFile {
+  readonly file: string | undefined;
+  readonly data: Record<string, unknown>;
+}
+
+/** Expands `--config` paths and `--config-dir` folders into the files to read, in order. */
+export function expandConfigPaths(paths: readonly string[], dirs: readonly string[] = []): string[] {
+  const out: string[] = [];
+  for (const p of paths) for (const part of p.split(',')) if (part) out.push(part);
+  for (const d of dirs) {
+    for (const f of readdirSync(d).sort()) {
+      if (/\.(toml|ya?ml|json)$/.test(f) && statSync(join(d, f)).isFile()) out.push(join(d, f));
+    }
+  }
+  return out;
+}
+
+type Format = 'toml' | 'yaml' | 'json';
+export function formatOf(file: string): Format | undefined {
+  const ext = extname(file).toLowerCase();
+  if (ext === '.toml') return 'toml';
+  if (ext === '.yaml' || ext === '.yml') return 'yaml';
+  if (ext === '.json') return 'json';
+  return undefined;
+}
+
+/** Parses config text of a format; syntax errors become problems with line and column. */
+export function parseConfigText(text: string, format: Format, file: string | undefined, env: NodeJS.ProcessEnv, problems: ConfigProblem[]): RawConfigFile | undefined {
+  const interp = interpolate(text, env);
+  for (const e of interp.errors) problems.push({ code: 'WEIR_ERR_CONFIG_ENV', file, message: e });
+  try {
+    let data: unknown;
+    if (format === 'toml') data = parseToml(interp.text);
+    else if (format === 'yaml') data = parseYaml(interp.text) ?? {};
+    else data = JSON.parse(interp.text);
+    if (typeof data !== 'object' || data === null || Array.isArray(data)) {
+      problems.push({ code: 'WEIR_ERR_CONFIG_SYNTAX', file, message: 'the file must hold a table/object at the top level' });
+      return undefined;
+    }
+    return { file, data: data as Record<string, unknown> };
+  } catch (err) {
+    const msg = (err as Error).message.split('\n')[0];
+    problems.push({ code: 'WEIR_ERR_CONFIG_SYNTAX', file, message: `invalid ${format.toUpperCase()}: ${msg}` });
+    return undefined;
+  }
+}
+
+/** Reads and parses files; problems collected. */
+export function readConfigFiles(files: readonly string[], env: NodeJS.ProcessEnv, problems: ConfigProblem[]): RawConfigFile[] {
+  const out: RawConfigFile[] = [];
+  for (const file of files) {
+    const format = formatOf(file);
+    if (!format) {
+      problems.push({ code: 'WEIR_ERR_CONFIG_FILE', file, message: 'unknown file format; use .toml, .yaml, .yml or .json' });
+      continue;
+    }
+    let text: string;
+    try {
+      text = readFileSync(file, 'utf8');
+    } catch (err) {
+      problems.push({ code: 'WEIR_ERR_CONFIG_FILE', file, message: `cannot read file: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}` });
+      continue;
+    }
+    const parsed = parseConfigText(text, format, file, env, problems);
+    if (parsed) out.push(parsed);
+  }
+  return out;
+}
+
+const SECTIONS = ['sources', 'transforms', 'sinks'] as const;
+const OTHER_TOP = new Set(['tests', 'enrichment_tables', 'secret', 'schema']);
+
+/** Merges files and validates every component against its definition's schema. */
+export function buildConfig(files: readonly RawConfigFile[], catalog: Catalog): { config?: Config; problems: ConfigProblem[] } {
+  const problems: ConfigProblem[] = [];
+  const globalsRaw: Record<string, unknown> = {};
+  const globalsFrom: Record<string, string | undefined> = {};
+  const raws = new Map<string, { kind: ComponentKind; raw: unknown; file: string | undefined }>();
+  const tests: unknown[] = [];
+
+  for (const { file, data } of files) {
+    for (const [key, value] of Object.entries(data)) {
+      if ((SECTIONS as readonly string[]).includes(key)) {
+        const kind = (Object.keys(SECTION) as ComponentKind[]).find((k) => SECTION[k] === key)!;
+        if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+          problems.push({ code: 'WEIR_ERR_CONFIG_SYNTAX', file, component: key, message: 'must be a table of components keyed by id' });
+          continue;
+        }
+        for (const [id, raw] of Object.entries(value)) {
+          const prev = raws.get(id);
+          if (prev) {
+            problems.push({
+              code: 'WEIR_ERR_CONFIG_DUPLICATE_ID',
+              file,
+              component: `${key}.${id}`,
+              message: `duplicate component id "${id}" (already defined as a ${prev.kind}${prev.file && prev.file !== file ? ` in ${prev.file}` : ''}); ids must be unique across sources, transforms and sinks`,
+            });
+            continue;
+          }
+          raws.set(id, { kind, raw, file });
+        }
+      } else if (key === 'tests') {
+        if (Array.isArray(value)) tests.push(...value);
+      } else if (OTHER_TOP.has(key)) {
+        problems.push({ code: 'WEIR_ERR_CONFIG_GLOBAL', file, path: key, message: `"${key}" is not supported` });
+      } else {
+        if (key in globalsRaw && JSON.stringify(globalsRaw[key]) !== JSON.stringify(value)) {
+          if (key === 'api' || key === 'healthchecks' || key === 'log_schema') {
+            globalsRaw[key] = mergeTables(globalsRaw[key], value, key, file, problems);
+          } else {
+            problems.push({ code: 'WEIR_ERR_CONFIG_GLOBAL', file, path: key, message: `conflicting values for "${key}" found (also set in ${globalsFrom[key] ?? 'another file'})` });
+          }
+          continue;
+        }
+        globalsRaw[key] = value;
+        globalsFrom[key] = file;
+      }
+    }
+  }
+
+  let globals: GlobalOptions | undefined;
+  const g = v.safeParse(GlobalOptionsSchema, globalsRaw);
+  if (g.success) globals = g.output;
+  else
+    for (const issue of g.issues) {
+      for (const m of mapIssue(GlobalOptionsSchema, issue)) {
+        const top = m.path.split('.')[0]!;
+        problems.push({ code: 'WEIR_ERR_CONFIG_GLOBAL', file: globalsFrom[top], path: m.path, message: m.message });
+      }
+    }
+
+  const components = new Map<string, ComponentConfig>();
+  for (const [id, { kind, raw, file }] of raws) {
+    const where = `${SECTION[kind]}.${id}`;
+    if (id.includes('.')) {
+      problems.push({ code: 'WEIR_ERR_CONFIG_ID', file, component: where, message: 'component id must not contain "." (dots address named outputs, like route.errors)' });
+      continue;
+    }
+    if (id === '' || /\s/.test(id)) {
+      problems.push({ code: 'WEIR_ERR_CONFIG_ID', file, component: where, message: 'component id must be non-empty and contain no white space' });
+      continue;
+    }
+    if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) {
+      problems.push({ code: 'WEIR_ERR_CONFIG_OPTION', file, component: where, message: 'must be a table/object of options' });
+      continue;
+    }
+    const type = (raw as Record<string, unknown>).type;
+    if (typeof type !== 'string') {
+      problems.push({ code: 'WEIR_ERR_CONFIG_UNKNOWN_TYPE', file, component: where, path: 'type', message: `missing required option "type"; allowed ${SECTION[kind]} types: ${catalog.types(kind).join(', ')}` });
+      continue;
+    }
+    const def = catalog.find(kind, type);
+    if (!def) {
+      const other = (['source', 'transform', 'sink'] as const).filter((k) => k !== kind && catalog.find(k, type));
+      problems.push({
+        code: 'WEIR_ERR_CONFIG_UNKNOWN_TYPE',
+        file,
+        component: where,
+        path: 'type',
+        message: `unknown ${kind} type "${type}"${other.length ? ` ("${type}" is a ${other.join('/')} type)` : ''}; allowed ${SECTION[kind]} types: ${catalog.types(kind).join(', ')}`,
+      });
+      continue;
+    }
+    const r = v.safeParse(def.schema, raw);
+    if (!r.success) {
+      for (const issue of r.issues) {
+        for (const m of mapIssue(def.schema, issue)) problems.push({ code: 'WEIR_ERR_CONFIG_OPTION', file, component: where, path: m.path || undefined, message: m.message });
+      }
+      continue;
+    }
+    components.set(id, { id, kind, def, options: r.output as ComponentConfig['options'], raw, file });
+  }
+
+  if (problems.length > 0 || !globals) return { problems };
+  return { config: { globals, components, files: files.map((f) => f.file ?? '<inline>'), tests }, problems };
+}
+
+function mergeTables(a: unknown, b: unknown, key: string, file: string | undefined, problems: ConfigProblem[]): unknown {
+  if (typeof a !== 'object' || typeof b !== 'object' || !a || !b) return b;
+  const out: Record<string, unknown> = { ...(a as Record<string, unknown>) };
+  for (const [k, val] of Object.entries(b as Record<string, unknown>)) {
+    if (k in out && JSON.stringify(out[k]) !== JSON.stringify(val))
+      problems.push({ code: 'WEIR_ERR_CONFIG_GLOBAL', file, path: `${key}.${k}`, message: `conflicting values for "${key}.${k}" found` });
+    else out[k] = val;
+  }
+  return out;
+}
+
+/** Loads files from disk; throws ConfigError with every problem. */
+export function loadConfig(files: readonly string[], catalog: Catalog, env: NodeJS.ProcessEnv = process.env): Config {
+  const problems: ConfigProblem[] = [];
+  if (files.length === 0) problems.push({ code: 'WEIR_ERR_CONFIG_FILE', message: 'no configuration given; pass --config FILE (TOML, YAML or JSON)' });
+  const raw = readConfigFiles(files, env, problems);
+  const built = buildConfig(raw, catalog);
+  problems.push(...built.problems);
+  if (problems.length > 0 || !built.config) throw new ConfigError(problems);
+  return built.config;
+}
+
+/** Builds a config from in-memory objects (library use, tests). */
+export function configFromObject(data: Record<string, unknown>, catalog: Catalog): Config {
+  const built = buildConfig([{ file: undefined, data }], catalog);
+  if (!built.config) throw new ConfigError(built.problems);
+  return built.config;
+}

@@ -1,0 +1,63 @@
+/**
+ * Fan-out of one component output to its consumers (reference §1.4): each consumer gets its own
+ * copy of a batch (the last one gets the original), so a consumer mutating its events never
+ * affects another. Everything here runs synchronously inside the producer's `next()`.
+ */
+import { type EventBatch, batchSize, settleAll } from '../event.js';
+import type { Counter } from '../telemetry/registry.js';
+
+/** The input side of a transform or sink. */
+export interface Port {
+  push(batch: EventBatch): void;
+  /** An upstream output finished (its source completed); the port completes after its last one. */
+  upstreamEnded(from: Fanout): void;
+}
+
+export function cloneBatch(batch: EventBatch): EventBatch {
+  const out: EventBatch = new Array(batch.length);
+  for (let i = 0; i < batch.length; i++) out[i] = batch[i]!.clone();
+  return out;
+}
+
+export class Fanout {
+  private consumers: Port[] = [];
+  ended = false;
+  constructor(
+    readonly id: string,
+    private readonly sentEvents: Counter,
+    private readonly sentBytes: Counter,
+  ) {}
+
+  get consumerCount(): number {
+    return this.consumers.length;
+  }
+  attach(p: Port): void {
+    if (!this.consumers.includes(p)) this.consumers = [...this.consumers, p];
+  }
+  detach(p: Port): void {
+    this.consumers = this.consumers.filter((c) => c !== p);
+  }
+  has(p: Port): boolean {
+    return this.consumers.includes(p);
+  }
+
+  emit(batch: EventBatch): void {
+    const n = batch.length;
+    if (n === 0) return;
+    this.sentEvents.add(n);
+    this.sentBytes.add(batchSize(batch));
+    const cs = this.consumers;
+    if (cs.length === 0) {
+      // an output nobody consumes drops its events, as in Vector ("has no consumers" warning)
+      settleAll(batch, 'delivered');
+      return;
+    }
+    for (let i = 0; i < cs.length - 1; i++) cs[i]!.push(cloneBatch(batch));
+    cs[cs.length - 1]!.push(batch);
+  }
+
+  end(): void {
+    this.ended = true;
+    for (const c of this.consumers) c.upstreamEnded(this);
+  }
+}
