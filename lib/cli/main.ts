@@ -78,6 +78,8 @@ export async function main(argv: string[]): Promise<number> {
   const program = runOptions(new Command('weir'))
     .description('An observability data pipeline: sources, transforms and sinks.')
     .version(pkg.version, '-V, --version')
+    // root options (the implicit run) only before a subcommand, so `validate -c x` reaches validate
+    .enablePositionalOptions()
     .action(async (flags: RunFlags) => {
       code = await run(flags);
     });

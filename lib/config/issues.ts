@@ -80,11 +80,12 @@ export function mapIssue(schema: GenericSchema, issue: AnyIssue): MappedIssue[] 
     }
     case 'union':
     case 'variant': {
-      if (custom) return [{ path, message: `${issue.message}; got ${received}` }];
       const sub = (issue.issues ?? []) as AnyIssue[];
       // prefer the branch that got deepest: it is the one the user meant
       const deepest = sub.reduce<AnyIssue | undefined>((best, i) => ((i.path?.length ?? 0) > (best?.path?.length ?? -1) ? i : best), undefined);
-      if (deepest && (deepest.path?.length ?? 0) > keys.length) return mapIssue(schema, deepest);
+      // branch issues carry paths relative to the union's own position
+      if (deepest && (deepest.path?.length ?? 0) > 0) return mapIssue(schema, { ...deepest, path: [...(issue.path ?? []), ...(deepest.path ?? [])] } as AnyIssue);
+      if (custom) return [{ path, message: `${issue.message}; got ${received}` }];
       return [{ path, message: `must be ${issue.expected ?? 'a different value'}; got ${received}` }];
     }
     case 'min_value':
