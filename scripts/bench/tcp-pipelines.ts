@@ -1,0 +1,63 @@
+/**
+ * socket(tcp) pipelines against a bare-Node baseline on the same corpus of 200-byte lines:
+ * events/s, MiB/s and peak RSS per case, and each case's share of the baseline's MiB/s.
+ * Usage: node dist/scripts/bench/tcp-pipelines.js [MiB=512] [cases=baseline,blackhole,file]
+ */
+import { spawn } from 'node:child_process';
+import { createInterface } from 'node:readline';
+import { fileURLToPath } from 'node:url';
+import { dirname, join } from 'node:path';
+import { cpus } from 'node:os';
+
+const here = dirname(fileURLToPath(import.meta.url));
+const ts = import.meta.url.endsWith('.ts');
+const script = (name: string) => (ts ? ['--import', 'tsx', join(here, `${name}.ts`)] : [join(here, `${name}.js`)]);
+const mib = Number(process.argv[2] ?? process.env.BENCH_MIB ?? 512);
+const cases = (process.argv[3] ?? 'baseline,blackhole,file').split(',');
+
+function firstLine(child: ReturnType<typeof spawn>, prefix: string): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const rl = createInterface({ input: child.stdout! });
+    rl.on('line', (l) => {
+      if (l.startsWith(prefix)) {
+        rl.close();
+        resolve(l.slice(prefix.length).trim());
+      }
+    });
+    child.on('exit', (code) => reject(new Error(`${prefix} never came (exit ${code})`)));
+  });
+}
+
+interface Result {
+  case: string;
+  seconds: number;
+  events: number;
+  rssMiB: number;
+}
+
+async function runCase(kind: string): Promise<Result> {
+  const sender = spawn(process.execPath, [...script('tcp-send'), String(mib)], { stdio: ['pipe', 'pipe', 'inherit'] });
+  const lines = Number(await firstLine(sender, 'READY'));
+  const c = spawn(process.execPath, [...script('tcp-case'), kind, String(lines)], { stdio: ['pipe', 'pipe', 'inherit'] });
+  const port = await firstLine(c, 'READY');
+  const result = firstLine(c, '{').then((l) => JSON.parse('{' + l) as Result);
+  c.stdin!.write('go\n');
+  sender.stdin!.write(`go ${port}\n`);
+  const r = await result;
+  sender.kill();
+  c.kill();
+  return r;
+}
+
+const results: Result[] = [];
+for (const k of cases) results.push(await runCase(k));
+const base = results.find((r) => r.case === 'baseline');
+const bytes = (r: Result) => r.events * 200;
+console.log(`socket(tcp) pipelines, ${mib} MiB of 200-byte lines, ${cpus().length} x ${cpus()[0]?.model ?? 'cpu'}, Node ${process.version}`);
+console.log('| case | events/s | MiB/s | peak RSS MiB | share of baseline |');
+console.log('|---|---:|---:|---:|---:|');
+for (const r of results) {
+  const mibs = bytes(r) / 1048576 / r.seconds;
+  const share = base ? `${((mibs / (bytes(base) / 1048576 / base.seconds)) * 100).toFixed(0)}%` : '-';
+  console.log(`| ${r.case} | ${Math.round(r.events / r.seconds).toLocaleString('en-US')} | ${mibs.toFixed(1)} | ${r.rssMiB.toFixed(0)} | ${share} |`);
+}
