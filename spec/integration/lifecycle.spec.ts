@@ -1,0 +1,48 @@
+import { expect } from 'chai';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { startWeir } from '../helpers/weir-process.js';
+import { until } from '../helpers/wait.js';
+
+const tmp = mkdtempSync(join(tmpdir(), 'weir-life-'));
+
+describe('daemon lifecycle', function () {
+  this.timeout(60_000);
+
+  it('gives up draining after --graceful-shutdown-limit-secs and reports the loss', async () => {
+    const cfg = join(tmp, 'slow.toml');
+    writeFileSync(cfg, `[sources.gen]\ntype = "demo_logs"\ninterval = 0\ncount = 20000\n[sinks.slow]\ntype = "blackhole"\ninputs = ["gen"]\nrate = 100\nprint_interval_secs = 0\nbuffer.max_events = 50000\n`);
+    const p = startWeir(['--config', cfg, '--graceful-shutdown-limit-secs', '1']);
+    await until(() => p.stderr().includes('weir started'), 20_000);
+    await new Promise((r) => setTimeout(r, 300));
+    const t0 = Date.now();
+    p.child.kill('SIGTERM');
+    const { code } = await p.exited;
+    expect(Date.now() - t0).to.be.within(900, 4000);
+    expect(code).to.equal(1);
+    expect(p.stderr()).to.include('did not finish within 1 s');
+    expect(p.stderr()).to.match(/[1-9]\d* events lost/);
+  });
+
+  it('SIGHUP reloads the configuration: added sinks start, the source keeps running', async () => {
+    const cfg = join(tmp, 'hup.toml');
+    const base = `[sources.gen]\ntype = "demo_logs"\ninterval = 0.01\n[sinks.a]\ntype = "blackhole"\ninputs = ["gen"]\nprint_interval_secs = 0\n`;
+    writeFileSync(cfg, base);
+    const p = startWeir(['--config', cfg]);
+    await until(() => p.stderr().includes('weir started'), 20_000);
+    writeFileSync(cfg, base + `[sinks.b]\ntype = "console"\ninputs = ["gen"]\nencoding.codec = "text"\n`);
+    p.child.kill('SIGHUP');
+    await until(() => p.stderr().includes('Configuration reloaded.'), 10_000, 'the reload');
+    expect(p.stderr()).to.match(/added=b changed=- removed=-/);
+    await until(() => p.stdout().split('\n').length > 3, 10_000, 'the new console sink to print');
+    writeFileSync(cfg, base.replace('interval = 0.01', 'interval = "x"'));
+    p.child.kill('SIGHUP');
+    await until(() => p.stderr().includes('Reload failed'), 10_000, 'the rejected reload');
+    expect(p.stderr()).to.include('sources.gen.interval');
+    p.child.kill('SIGINT');
+    const { code } = await p.exited;
+    expect(code).to.equal(0);
+    expect(p.stderr()).to.include('0 events lost');
+  });
+});
