@@ -143,6 +143,8 @@ export class MetricEvent {
     if (this.intervalMs !== undefined) out.interval_ms = this.intervalMs;
     out.kind = this.kind;
     const { type, ...body } = this.value;
+    // Vector writes infinite histogram bounds as strings
+    if (type === 'aggregated_histogram') (body as { buckets: unknown[] }).buckets = this.value.buckets.map((b) => ({ upper_limit: Number.isFinite(b.upper_limit) ? b.upper_limit : b.upper_limit > 0 ? 'inf' : '-inf', count: b.count }));
     out[type] = body;
     return out;
   }

@@ -169,7 +169,11 @@ export function buildConfig(files: readonly RawConfigFile[], catalog: Catalog): 
 
   let globals: GlobalOptions | undefined;
   const g = v.safeParse(GlobalOptionsSchema, globalsRaw);
-  if (g.success) globals = g.output;
+  if (g.success) {
+    globals = g.output;
+    if (globals.api.enabled)
+      problems.push({ code: 'WEIR_ERR_CONFIG_GLOBAL', file: globalsFrom.api, path: 'api.enabled', message: 'the management API is not available in this build; set api.enabled = false or remove the api table' });
+  }
   else
     for (const issue of g.issues) {
       for (const m of mapIssue(GlobalOptionsSchema, issue)) {

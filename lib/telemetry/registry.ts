@@ -20,17 +20,22 @@ export interface Histogram {
   record(v: number): void;
 }
 
+/** Upper bounds of histogram buckets: powers of two up to about a million, then +Inf. */
+export const HISTOGRAM_BOUNDS: readonly number[] = [...Array.from({ length: 21 }, (_, i) => 2 ** i), Infinity];
+
 /** One series: a metric name with a fixed tag set. */
 export class Series {
+  /** Counter total, gauge value, or histogram observation count. */
   value = 0;
-  /** Histogram observations, kept as (value, count) until the next snapshot drains them. */
-  samples: number[] | undefined;
+  /** Histogram: sum of observations and per-bucket counts (bounded memory, never raw samples). */
+  sum = 0;
+  readonly buckets: number[] | undefined;
   constructor(
     readonly name: string,
     readonly type: MetricType,
     readonly tags: MetricTags,
   ) {
-    if (type === 'histogram') this.samples = [];
+    this.buckets = type === 'histogram' ? new Array<number>(HISTOGRAM_BOUNDS.length).fill(0) : undefined;
   }
   add(n = 1): void {
     this.value += n;
@@ -39,7 +44,10 @@ export class Series {
     this.value = v;
   }
   record(v: number): void {
-    this.samples!.push(v);
+    let i = 0;
+    while (v > HISTOGRAM_BOUNDS[i]!) i++;
+    this.buckets![i]!++;
+    this.sum += v;
     this.value += 1;
   }
 }

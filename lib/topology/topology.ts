@@ -303,6 +303,7 @@ export class Topology {
     };
     const received = n.telemetry.counter('component_received_events_total');
     const receivedBytes = n.telemetry.counter('component_received_event_bytes_total');
+    const perBatch = n.telemetry.histogram('component_received_events_count');
     let resolve!: () => void;
     n.done = new Promise((r) => (resolve = r));
     const id = n.cfg.id;
@@ -319,6 +320,7 @@ export class Topology {
             const events = Array.isArray(item) ? item : item.events;
             received.add(events.length);
             receivedBytes.add(batchSize(events));
+            perBatch.record(events.length);
             this.routeOutput(id, item);
           },
           error: (err: unknown) => {

@@ -6,7 +6,9 @@ import { timer, map } from 'rxjs';
 describe('gates', () => {
   let rx: TestScheduler;
   beforeEach(() => {
-    rx = new TestScheduler((a, e) => expect(a).to.deep.equal(e));
+    rx = new TestScheduler((a, e) => {
+      expect(a).to.deep.equal(e);
+    });
   });
 
   it('pullWhile stops pulling while the gate is closed and resumes when it opens', () =>

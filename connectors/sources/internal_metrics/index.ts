@@ -4,7 +4,7 @@ import { Observable } from 'rxjs';
 import { defineSource } from '../../../lib/component.js';
 import { type EventBatch, EventMetadata, MetricEvent } from '../../../lib/event.js';
 import { Timestamp } from '../../../lib/value.js';
-import type { MetricsRegistry } from '../../../lib/telemetry/registry.js';
+import { HISTOGRAM_BOUNDS, type MetricsRegistry } from '../../../lib/telemetry/registry.js';
 
 export const InternalMetricsConfig = v.strictObject({
   type: v.literal('internal_metrics'),
@@ -28,8 +28,10 @@ export function snapshotMetrics(registry: MetricsRegistry, sourceId: string, con
     }
     const meta = new EventMetadata(sourceId, 'internal_metrics');
     if (s.type === 'histogram') {
-      const samples = (s.samples ?? []).splice(0).map((value) => ({ value, rate: 1 }));
-      out.push(new MetricEvent(s.name, 'incremental', { type: 'distribution', samples, statistic: 'histogram' }, meta, config.namespace, tags, now));
+      // cumulative buckets, as an aggregated histogram reports them
+      let cumulative = 0;
+      const buckets = s.buckets!.map((count, i) => ({ upper_limit: HISTOGRAM_BOUNDS[i]!, count: (cumulative += count) }));
+      out.push(new MetricEvent(s.name, 'absolute', { type: 'aggregated_histogram', buckets, count: s.value, sum: s.sum }, meta, config.namespace, tags, now));
     } else {
       out.push(new MetricEvent(s.name, 'absolute', s.type === 'counter' ? { type: 'counter', value: s.value } : { type: 'gauge', value: s.value }, meta, config.namespace, tags, now));
     }

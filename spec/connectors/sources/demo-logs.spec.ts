@@ -39,7 +39,9 @@ describe('demo_logs source', () => {
   });
 
   it('emits one event per interval in virtual time', () => {
-    const rx = new TestScheduler((a, e) => expect(a).to.deep.equal(e));
+    const rx = new TestScheduler((a, e) => {
+      expect(a).to.deep.equal(e);
+    });
     rx.run(({ expectObservable }) => {
       const src = sources.demo_logs!({ format: 'shuffle', lines: ['x'], interval: 1, count: 3 }, { scheduler: rx }) as Observable<EventBatch>;
       expectObservable(src.pipe(map((b) => b.map((e) => (e as LogEvent).fields.message)))).toBe('a 999ms a 999ms (a|)', { a: ['x'] });

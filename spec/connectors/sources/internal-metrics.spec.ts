@@ -11,7 +11,9 @@ describe('internal_metrics source', () => {
     const t = new ComponentTelemetry(registry, 'out', 'sink', 'console');
     const sent = t.counter('component_sent_events_total');
     t.gauge('buffer_events').set(7);
-    const rx = new TestScheduler((a, e) => expect(a).to.deep.equal(e));
+    const rx = new TestScheduler((a, e) => {
+      expect(a).to.deep.equal(e);
+    });
     rx.run(({ expectObservable, cold }) => {
       cold('1500ms a').subscribe(() => sent.add(5));
       const src = sources.internal_metrics!({ scrape_interval_secs: 1, tags: { host_key: 'host' } }, { scheduler: rx, registry }) as Observable<EventBatch>;

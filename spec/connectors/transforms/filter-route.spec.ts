@@ -11,7 +11,9 @@ const names = (b: EventBatch) => b.map((e) => (e.type === 'log' ? e.fields.messa
 
 describe('filter and route transforms', () => {
   let rx: TestScheduler;
-  beforeEach(() => (rx = new TestScheduler((a, e) => expect(a).to.deep.equal(e))));
+  beforeEach(() => (rx = new TestScheduler((a, e) => {
+      expect(a).to.deep.equal(e);
+    })));
 
   it('filter keeps matching events, drops empty batches, counts intentional discards', () => {
     const registry = new MetricsRegistry();
