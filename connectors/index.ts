@@ -3,18 +3,28 @@ import type { ComponentDef, ComponentKind } from '../lib/component.js';
 import type { Catalog } from '../lib/config/load.js';
 import { demoLogsSource } from './sources/demo_logs/index.js';
 import { internalMetricsSource } from './sources/internal_metrics/index.js';
+import { socketSource } from './sources/socket/index.js';
+import { stdinSource } from './sources/stdin/index.js';
 import { filterTransform } from './transforms/filter/index.js';
 import { routeTransform } from './transforms/route/index.js';
 import { blackholeSink } from './sinks/blackhole/index.js';
 import { consoleSink } from './sinks/console/index.js';
+import { fileSink } from './sinks/file/index.js';
+import { httpSink } from './sinks/http/index.js';
+import { socketSink } from './sinks/socket/index.js';
 
 export const components: readonly ComponentDef[] = [
   demoLogsSource,
   internalMetricsSource,
+  socketSource,
+  stdinSource,
   filterTransform,
   routeTransform,
   blackholeSink,
   consoleSink,
+  fileSink,
+  httpSink,
+  socketSink,
 ] as unknown as readonly ComponentDef[];
 
 /** Lookup of the catalog by kind and type. */

@@ -5,7 +5,7 @@ import { catalog } from '../../connectors/index.js';
 import { loadConfig, type Config } from '../config/load.js';
 import { ConfigError, formatProblem } from '../errors.js';
 import type { LogRoot } from '../log.js';
-import { Topology, memoryOnlyBuffers } from '../topology/topology.js';
+import { Topology } from '../topology/topology.js';
 import { componentTotals, formatSummary } from './summary.js';
 
 export interface RunOptions {
@@ -32,7 +32,7 @@ export async function runCommand(opts: RunOptions, logRoot: LogRoot): Promise<nu
     }
     throw err;
   }
-  const topology = new Topology({ log: logRoot, buffers: memoryOnlyBuffers });
+  const topology = new Topology({ log: logRoot });
   try {
     await topology.start(config);
   } catch (err) {

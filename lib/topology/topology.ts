@@ -8,8 +8,7 @@ import type { ComponentContext, ComponentKind, SinkContext, SinkDef, SourceConte
 import { type Delivery, type EventBatch, type RoutedBatch, batchSize, settleAll } from '../event.js';
 import { AllGate, GateController } from '../gate.js';
 import type { EdgeBuffer } from '../buffer/buffer.js';
-import { BufferMetrics } from '../buffer/buffer.js';
-import { MemoryBuffer } from '../buffer/memory.js';
+import { type BufferContext, createBuffer } from '../buffer/index.js';
 import type { BufferConfig } from '../config/shared.js';
 import type { ComponentConfig, Config } from '../config/load.js';
 import { ConfigError } from '../errors.js';
@@ -20,13 +19,8 @@ import { Fanout, type Port } from './fanout.js';
 import { type Graph, buildGraph, downstreamSinks } from './graph.js';
 import { runHealthchecks } from './healthcheck.js';
 
-/** Builds the edge buffer of a sink; disk buffers plug in here. */
-export type BufferFactory = (cfg: BufferConfig, sinkId: string, t: ComponentTelemetry, globals: Config['globals']) => EdgeBuffer | Promise<EdgeBuffer>;
-
-export const memoryOnlyBuffers: BufferFactory = (cfg, sinkId, t) => {
-  if (cfg.type !== 'memory') throw new Error(`sinks.${sinkId}.buffer.type: "${cfg.type}" buffers are not available in this build`);
-  return new MemoryBuffer(cfg.max_events, cfg.when_full, new BufferMetrics(t));
-};
+/** Builds the edge buffer of a sink (memory or disk; see lib/buffer). */
+export type BufferFactory = (cfg: BufferConfig, ctx: BufferContext) => EdgeBuffer | Promise<EdgeBuffer>;
 
 export interface TopologyOptions {
   readonly registry?: MetricsRegistry;
@@ -87,7 +81,7 @@ export class Topology {
   constructor(private readonly opts: TopologyOptions) {
     this.registry = opts.registry ?? new MetricsRegistry();
     this.scheduler = opts.scheduler ?? asyncScheduler;
-    this.buffers = opts.buffers ?? memoryOnlyBuffers;
+    this.buffers = opts.buffers ?? createBuffer;
     this.log = opts.log.logger();
   }
 
@@ -174,10 +168,16 @@ export class Topology {
           const prev = old.get(id);
           const bufCfg = cfg.options.buffer as BufferConfig;
           let buffer: EdgeBuffer;
-          if (prev?.kind === 'sink' && sameJSON(prev.cfg.options.buffer, cfg.options.buffer)) {
+          const prevBuf = prev?.kind === 'sink' ? (prev.cfg.options.buffer as BufferConfig) : undefined;
+          if (prev?.kind === 'sink' && sameJSON(prevBuf, bufCfg)) {
             buffer = prev.buffer;
             reusable.set(id, buffer);
-          } else buffer = await this.buffers(bufCfg, id, telemetry, config.globals);
+          } else if (prev?.kind === 'sink' && prevBuf!.type !== 'memory' && prevBuf!.type === bufCfg.type) {
+            // one store per sink directory (LevelDB locks it): the running store stays, new limits apply at restart
+            log.warn('disk buffer options change at the next restart; the running buffer is kept');
+            buffer = prev.buffer;
+            reusable.set(id, buffer);
+          } else buffer = await this.buffers(bufCfg, { id, telemetry, log, globals: config.globals });
           const node: SinkNode = { kind: 'sink', cfg, telemetry, log, port: undefined!, buffer, drain: new DrainControl(), demand, acks, done: Promise.resolve() };
           (node as { port: SinkNode['port'] }).port = this.sinkPort(node);
           built.set(id, node);
@@ -470,8 +470,16 @@ export class Topology {
     return result;
   }
 
-  /** Resolves when every sink finished (all sources completed on their own and everything drained). */
+  /**
+   * Resolves when every current sink finished (all sources completed on their own and everything
+   * drained). A reload replaces sinks, so the set is checked again after each wait.
+   */
   async whenFinished(): Promise<void> {
-    await Promise.all([...this.nodes.values()].filter((n): n is SinkNode => n.kind === 'sink').map((n) => n.done));
+    for (;;) {
+      const sinks = [...this.nodes.values()].filter((n): n is SinkNode => n.kind === 'sink');
+      await Promise.all(sinks.map((n) => n.done));
+      const now = [...this.nodes.values()].filter((n): n is SinkNode => n.kind === 'sink');
+      if (now.length === sinks.length && now.every((n, i) => n === sinks[i] && n.done === sinks[i]!.done)) return;
+    }
   }
 }

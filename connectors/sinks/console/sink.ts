@@ -1,0 +1,33 @@
+/**
+ * The `console` sink: each batch encoded and framed (newline by default; NUL for gelf) into one
+ * write. A batch is delivered when the stream accepted its bytes; while the stream's buffer is
+ * full the demand gate stays closed, so events wait in the edge buffer.
+ */
+import { once } from 'node:events';
+import type { Writable } from 'node:stream';
+import type { OperatorFunction } from 'rxjs';
+import { createBatchEncoder, deliveriesOf, reportEncodeFailures, serialWriter } from '../../../lib/codecs/index.js';
+import type { SinkContext } from '../../../lib/component.js';
+import type { Delivery, EventBatch } from '../../../lib/event.js';
+import type { ConsoleSinkConfig } from './config.js';
+
+/** Builds the sink over `out` (the configured target unless a test passes a stream). */
+export function buildConsoleSink(config: ConsoleSinkConfig, ctx: SinkContext, out?: Writable): OperatorFunction<EventBatch, Delivery> {
+  const stream: Writable = out ?? (config.target === 'stderr' ? process.stderr : process.stdout);
+  const encoder = createBatchEncoder(config.encoding, config.framing, ctx.globals.log_schema);
+  return serialWriter(ctx, {
+    async write(batch) {
+      const encoded = encoder.encode(batch);
+      reportEncodeFailures(ctx, encoded.failed, encoded.reason);
+      if (encoded.bytes.length > 0) {
+        let accepted = true;
+        const written = new Promise<void>((resolve, reject) => {
+          accepted = stream.write(encoded.bytes, (err) => (err ? reject(err) : resolve()));
+        });
+        // a full stream buffer: wait for drain before taking the next batch
+        await (accepted ? written : Promise.all([written, once(stream, 'drain')]));
+      }
+      return deliveriesOf(encoded, encoded.bytes.length);
+    },
+  });
+}

@@ -1,0 +1,51 @@
+/** Options of the `file` sink. */
+import * as v from 'valibot';
+import { ENCODING_CODECS, FRAMING_METHODS, encodingSchema, framingSchema } from '../../../lib/codecs/index.js';
+import { acknowledgementsSchema, bufferSchema, compressionSchema, healthcheckSchema, inputsSchema, posint } from '../../../lib/config/shared.js';
+import { compileTemplate } from '../../../lib/template.js';
+import { resolveTimezone } from '../../../lib/time/strftime.js';
+
+const templateError = (text: string): string | undefined => {
+  try {
+    compileTemplate(text);
+    return undefined;
+  } catch (err) {
+    return (err as Error).message;
+  }
+};
+
+export const FileSinkConfig = v.strictObject({
+  type: v.literal('file'),
+  inputs: inputsSchema,
+  path: v.pipe(
+    v.string(),
+    v.minLength(1, 'must not be empty'),
+    v.rawCheck(({ dataset, addIssue }) => {
+      if (!dataset.typed) return;
+      const err = templateError(dataset.value);
+      if (err) addIssue({ message: err });
+    }),
+    v.description('File to append to; a template (`/var/log/{{ app }}/%F.log`), one open file per rendered path.'),
+  ),
+  encoding: encodingSchema(ENCODING_CODECS),
+  framing: v.optional(framingSchema(FRAMING_METHODS, undefined, 'encode'), {}),
+  compression: compressionSchema(['none', 'gzip'] as const, 'none'),
+  idle_timeout_secs: v.optional(v.pipe(posint(), v.description('Close a file after this many seconds without writes.')), 30),
+  timezone: v.optional(
+    v.pipe(
+      v.string(),
+      v.check((tz) => {
+        try {
+          resolveTimezone(tz);
+          return true;
+        } catch {
+          return false;
+        }
+      }, 'must be "local", "UTC" or an IANA time zone name'),
+    ),
+  ),
+  buffer: bufferSchema(),
+  acknowledgements: acknowledgementsSchema,
+  healthcheck: healthcheckSchema(),
+});
+export type FileSinkConfig = v.InferOutput<typeof FileSinkConfig>;

@@ -1,0 +1,15 @@
+/** `file`: append events to files named by a path template. */
+import { defineSink } from '../../../lib/component.js';
+import { FileSinkConfig } from './config.js';
+import { buildFileSink } from './sink.js';
+
+export { FileSinkConfig } from './config.js';
+export { buildFileSink } from './sink.js';
+
+export const fileSink = defineSink({
+  type: 'file',
+  summary: 'Append events to files named by a path template, encoded, framed and optionally gzip-compressed.',
+  schema: FileSinkConfig,
+  input: 'any',
+  build: buildFileSink,
+});

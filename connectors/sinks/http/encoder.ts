@@ -1,0 +1,60 @@
+/**
+ * Events to body bytes for the `http` sink (reference sinks §1): each event is encoded once
+ * when it enters the sink; a batch body joins the encoded events per codec.
+ */
+import { createSerializer } from '../../../lib/codecs/encoding.js';
+import type { Event } from '../../../lib/event.js';
+import type { HttpSinkConfig } from './config.js';
+
+/** One encoded event; `size` (UTF-8 bytes, uncompressed) counts against `batch.max_bytes`. */
+export interface EncodedEvent {
+  readonly event: Event;
+  readonly text: string;
+  readonly size: number;
+}
+
+export interface HttpEncoder {
+  readonly contentType: string;
+  /** Throws EncodeError when the codec cannot encode the event. */
+  encode(e: Event): EncodedEvent;
+  /** The uncompressed body of a batch. */
+  body(items: readonly EncodedEvent[]): Buffer;
+}
+
+/** Compiles the encoder once per sink. Events stay text until the body is built: one copy per batch. */
+export function createHttpEncoder(config: Pick<HttpSinkConfig, 'encoding' | 'payload_prefix' | 'payload_suffix'>): HttpEncoder {
+  const serializer = createSerializer(config.encoding);
+  const codec = config.encoding.codec;
+  const open = `${config.payload_prefix}[`;
+  const close = `]${config.payload_suffix}`;
+  let body: (items: readonly EncodedEvent[]) => Buffer;
+  if (codec === 'json') {
+    body = (items) => {
+      let s = open;
+      for (let i = 0; i < items.length; i++) s += i > 0 ? ',' + items[i]!.text : items[i]!.text;
+      return Buffer.from(s + close, 'utf8');
+    };
+  } else if (codec === 'ndjson') {
+    // newline between events, none after the last
+    body = (items) => {
+      let s = '';
+      for (let i = 0; i < items.length; i++) s += i > 0 ? '\n' + items[i]!.text : items[i]!.text;
+      return Buffer.from(s, 'utf8');
+    };
+  } else {
+    // text keeps a newline after every message, the last one included
+    body = (items) => {
+      let s = '';
+      for (let i = 0; i < items.length; i++) s += items[i]!.text + '\n';
+      return Buffer.from(s, 'utf8');
+    };
+  }
+  return {
+    contentType: serializer.contentType,
+    encode: (event) => {
+      const text = serializer.serializeText(event);
+      return { event, text, size: Buffer.byteLength(text, 'utf8') };
+    },
+    body,
+  };
+}

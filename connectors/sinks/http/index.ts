@@ -1,0 +1,18 @@
+/** The `http` sink definition, for the catalog. */
+import { defineSink } from '../../../lib/component.js';
+import { HttpSinkConfig } from './config.js';
+import { buildHttpSink, httpHealthcheck } from './sink.js';
+
+export { HttpSinkConfig } from './config.js';
+export { buildHttpSink, httpHealthcheck } from './sink.js';
+
+/** Delivers events to an HTTP server (spec 01 §2.3 `http`). */
+export const httpSink = defineSink({
+  type: 'http',
+  summary: 'Deliver events to an HTTP server.',
+  schema: HttpSinkConfig,
+  input: 'any',
+  pullSize: (c) => Math.min(c.batch.max_events ?? 1000, 10_000),
+  build: (config, ctx) => buildHttpSink(config, ctx),
+  healthcheck: (config, ctx) => httpHealthcheck(config, ctx),
+});

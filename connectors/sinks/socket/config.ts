@@ -1,0 +1,41 @@
+/** Options of the `socket` sink. */
+import * as v from 'valibot';
+import { ENCODING_CODECS, FRAMING_METHODS, encodingSchema, framingSchema } from '../../../lib/codecs/index.js';
+import { acknowledgementsSchema, bufferSchema, healthcheckSchema, inputsSchema, posint } from '../../../lib/config/shared.js';
+import { parseSocketAddress } from '../../../lib/net/socket-address.js';
+
+const item = (input: object, key: string) =>
+  ({ type: 'object', origin: 'value', input: input as Record<string, unknown>, key, value: (input as Record<string, unknown>)[key] }) as const;
+
+export const SocketSinkConfig = v.pipe(
+  v.strictObject({
+    type: v.literal('socket'),
+    inputs: inputsSchema,
+    mode: v.pipe(v.picklist(['tcp', 'udp', 'unix']), v.description('Transport: tcp, udp or unix (stream socket).')),
+    address: v.optional(v.pipe(v.string(), v.description('Destination `host:port` (tcp, udp).'))),
+    path: v.optional(v.pipe(v.string(), v.minLength(1, 'must not be empty'), v.description('Socket file (unix).'))),
+    encoding: encodingSchema(ENCODING_CODECS),
+    framing: v.optional(framingSchema(FRAMING_METHODS, undefined, 'encode'), {}),
+    keepalive: v.optional(v.strictObject({ time_secs: v.optional(posint()) })),
+    buffer: bufferSchema(),
+    acknowledgements: acknowledgementsSchema,
+    healthcheck: healthcheckSchema(),
+  }),
+  v.rawCheck(({ dataset, addIssue }) => {
+    if (!dataset.typed) return;
+    const c = dataset.value;
+    if (c.mode === 'unix') {
+      if (c.path === undefined) addIssue({ message: 'path is required when mode is "unix"', path: [item(c, 'path')] });
+      if (c.address !== undefined) addIssue({ message: 'address applies only to tcp and udp (mode is "unix")', path: [item(c, 'address')] });
+    } else {
+      if (c.address === undefined) addIssue({ message: `address is required when mode is "${c.mode}"`, path: [item(c, 'address')] });
+      else {
+        const a = parseSocketAddress(c.address);
+        if (typeof a === 'string') addIssue({ message: a, path: [item(c, 'address')] });
+      }
+      if (c.path !== undefined) addIssue({ message: `path applies only to mode "unix" (mode is "${c.mode}")`, path: [item(c, 'path')] });
+    }
+    if (c.keepalive !== undefined && c.mode !== 'tcp') addIssue({ message: 'keepalive applies only to tcp', path: [item(c, 'keepalive')] });
+  }),
+);
+export type SocketSinkConfig = v.InferOutput<typeof SocketSinkConfig>;

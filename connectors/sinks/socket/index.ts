@@ -1,0 +1,16 @@
+/** `socket`: send events over TCP, UDP or a unix stream socket. */
+import { defineSink } from '../../../lib/component.js';
+import { SocketSinkConfig } from './config.js';
+import { buildSocketSink, socketHealthcheck } from './sink.js';
+
+export { SocketSinkConfig } from './config.js';
+export { buildSocketSink } from './sink.js';
+
+export const socketSink = defineSink({
+  type: 'socket',
+  summary: 'Send events over TCP, UDP or a unix socket, encoded and framed.',
+  schema: SocketSinkConfig,
+  input: 'any',
+  build: buildSocketSink,
+  healthcheck: (config) => socketHealthcheck(config),
+});

@@ -1,0 +1,14 @@
+/** `socket`: receive events over TCP, UDP or a unix stream socket. */
+import { defineSource } from '../../../lib/component.js';
+import { SocketSourceConfig } from './config.js';
+import { buildSocketSource } from './source.js';
+
+export { SocketSourceConfig } from './config.js';
+export { buildSocketSource } from './source.js';
+
+export const socketSource = defineSource({
+  type: 'socket',
+  summary: 'Receive events over TCP, UDP or a unix socket, framed and decoded.',
+  schema: SocketSourceConfig,
+  build: buildSocketSource,
+});

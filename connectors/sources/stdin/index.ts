@@ -1,0 +1,14 @@
+/** `stdin`: read events from standard input. */
+import { defineSource } from '../../../lib/component.js';
+import { StdinSourceConfig } from './config.js';
+import { buildStdinSource } from './source.js';
+
+export { StdinSourceConfig } from './config.js';
+export { buildStdinSource } from './source.js';
+
+export const stdinSource = defineSource({
+  type: 'stdin',
+  summary: 'Read events from standard input, framed and decoded; completes at end of input.',
+  schema: StdinSourceConfig,
+  build: (config, ctx) => buildStdinSource(config, ctx),
+});

@@ -1,0 +1,82 @@
+/** `reduce` transform (spec 02 §2.7, §3): merges the log events of a transaction into one. */
+import * as v from 'valibot';
+import type { OperatorFunction } from 'rxjs';
+import { type ComponentContext, defineTransform } from '../../../lib/component.js';
+import type { EventBatch } from '../../../lib/event.js';
+import { compileCondition, conditionSchema } from '../../../lib/conditions/index.js';
+import { inputsSchema, posint, uint } from '../../../lib/config/shared.js';
+import { parsePath } from '../../../lib/path.js';
+import { MERGE_STRATEGIES, type ReduceEvents, reduce } from '../../../operators/transforms/reduce/index.js';
+
+const fieldPath = v.pipe(
+  v.string(),
+  v.rawCheck<string>(({ dataset, addIssue }) => {
+    if (!dataset.typed) return;
+    try {
+      parsePath(dataset.value);
+    } catch (err) {
+      addIssue({ message: (err as Error).message });
+    }
+  }),
+);
+
+/** A strategy path: a field path without array indexes (reference §8.2). */
+const strategyPath = v.pipe(
+  v.string(),
+  v.rawCheck<string>(({ dataset, addIssue }) => {
+    if (!dataset.typed) return;
+    try {
+      if (parsePath(dataset.value).some((s) => typeof s === 'number')) addIssue({ message: `"${dataset.value}" must not contain array indexes` });
+    } catch (err) {
+      addIssue({ message: (err as Error).message });
+    }
+  }),
+);
+
+export const ReduceConfig = v.pipe(
+  v.strictObject({
+    type: v.literal('reduce'),
+    inputs: inputsSchema,
+    group_by: v.optional(v.array(fieldPath), []),
+    merge_strategies: v.optional(v.record(strategyPath, v.picklist(MERGE_STRATEGIES, `must be one of ${MERGE_STRATEGIES.join(', ')}`)), {}),
+    starts_when: v.optional(conditionSchema),
+    ends_when: v.optional(conditionSchema),
+    expire_after_ms: v.optional(uint(), 30_000),
+    flush_period_ms: v.optional(posint(), 1000),
+  }),
+  v.check((c) => !(c.starts_when !== undefined && c.ends_when !== undefined), 'only one of starts_when and ends_when can be set'),
+);
+export type ReduceConfig = v.InferOutput<typeof ReduceConfig>;
+
+/** Vector's internal events of reduce: log and count together. */
+function reduceEvents(ctx: ComponentContext): ReduceEvents {
+  const stale = ctx.telemetry.counter('stale_events_flushed_total');
+  return {
+    staleFlushed: (n) => stale.add(n),
+    mergeFailed: (field, reason) => ctx.log.warn('Failed to merge value.', { field, reason }),
+    conditionFailed: (which, error) => ctx.log.warn('Condition evaluation failed.', { condition: which, error: String(error) }),
+  };
+}
+
+/** Builds reduce on the context's scheduler (virtual time in tests). */
+export function buildReduce(config: ReduceConfig, ctx: ComponentContext): OperatorFunction<EventBatch, EventBatch> {
+  const tz = ctx.globals.timezone;
+  return reduce({
+    groupBy: config.group_by,
+    mergeStrategies: config.merge_strategies,
+    startsWhen: config.starts_when === undefined ? undefined : compileCondition(config.starts_when, 'starts_when', tz),
+    endsWhen: config.ends_when === undefined ? undefined : compileCondition(config.ends_when, 'ends_when', tz),
+    expireAfterMs: config.expire_after_ms,
+    flushPeriodMs: config.flush_period_ms,
+    scheduler: ctx.scheduler,
+    events: reduceEvents(ctx),
+  });
+}
+
+export const reduceTransform = defineTransform({
+  type: 'reduce',
+  summary: 'Merge the log events of a transaction into one event.',
+  schema: ReduceConfig,
+  input: 'log',
+  build: buildReduce,
+});

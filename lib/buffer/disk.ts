@@ -1,0 +1,765 @@
+/**
+ * Disk edge buffer on classic-level (STYLE §4; spec 01 §2.1, §3, §8, §9).
+ *
+ * One LevelDB store per sink. Records are keyed by 8-byte big-endian sequence numbers, so key
+ * order is write order and a restart reads them back FIFO. A record holds one or more encoded
+ * events ({@link RecordFormat}: `disk` packs many, `disk_v1` one per record).
+ *
+ * Writing: `push()` encodes synchronously into the open record and schedules a flush; one
+ * `db.batch()` is in flight at a time, so everything pushed meanwhile coalesces into the next one
+ * (group commit), and puts and deletes reach LevelDB in the order they were made. A write with
+ * `{ sync: true }` goes out at least every `syncIntervalMs` (500) while anything is unsynced, so
+ * everything before it survives a crash.
+ *
+ * Reading: `pull()` hands out records in key order, each event carrying one {@link BatchNotifier}
+ * per record; when every event of a record has settled (whatever the status: the sink is done
+ * with it) its key is deleted. Recently sealed records stay in memory (up to 4 MiB) so a reader
+ * that keeps up takes them without a disk read; older ones are read and decoded from the store.
+ * Events handed out and not settled before a crash or shutdown are read again after the restart
+ * (at-least-once).
+ *
+ * Acknowledgements: the source's own notifiers are taken off each event when it is pushed and
+ * settled `delivered` once a synced write holds it: from then on the buffer owns delivery, which
+ * survives restarts, and a source does not wait for a destination that may be down for hours.
+ * A write that carries such notifiers is synced at once instead of waiting for the timer, so
+ * acknowledging sources are released after one fsync. A failed write settles them `errored`.
+ *
+ * Size: `max_size` and `buffer_byte_size` count encoded record bytes still on disk, including
+ * records handed to the sink and not yet settled (what a restart would replay); so do
+ * `buffer_events` and the `*_event_bytes_total` counters. `length` counts events not yet handed
+ * out. Under `block`, the gate also closes while more than 32 MiB wait to be written.
+ */
+import { mkdir } from 'node:fs/promises';
+import { join } from 'node:path';
+import { ClassicLevel } from 'classic-level';
+import { BatchNotifier, type Event, type EventBatch, settleAll } from '../event.js';
+import { GateController } from '../gate.js';
+import type { Logger } from '../log.js';
+import type { Counter } from '../telemetry/registry.js';
+import type { BufferMetrics, EdgeBuffer, WhenFull } from './buffer.js';
+import { ByteReader, ByteWriter, DecodeError, crc32, readEvent, writeEvent } from './serialize.js';
+
+/** Builds one record at a time from events. */
+export interface RecordBuilder {
+  /** Events in the open record. */
+  readonly count: number;
+  /** Encoded size of the open record if sealed now; 0 while empty. */
+  readonly bytes: number;
+  /** Adds an event (encoded now: later mutation of the event cannot reach the disk). */
+  append(e: Event): void;
+  /** Removes the event appended last (drop_newest found it does not fit). */
+  undo(): void;
+  /** Returns the record's bytes (an owned copy) and starts an empty one. */
+  seal(): Buffer;
+}
+
+/** An on-disk record layout: spec 01 §9, `disk` = version 2, `disk_v1` = version 1. */
+export interface RecordFormat {
+  readonly version: 1 | 2;
+  /** A record is sealed once it holds this many events… */
+  readonly maxEvents: number;
+  /** …or this many bytes. */
+  readonly maxBytes: number;
+  createBuilder(): RecordBuilder;
+  /** Event count from the header alone, 0 when unreadable; deterministic for the same bytes. */
+  countOf(record: Buffer): number;
+  /** All events of a record; throws {@link DecodeError} on damage. */
+  decode(record: Buffer): Event[];
+}
+
+const V2 = 2;
+/** version u8, CRC-32 u32 over the rest, event count u32. */
+const V2_HEADER = 9;
+
+class BinaryRecordBuilder implements RecordBuilder {
+  private readonly w = new ByteWriter(64 * 1024);
+  private prev: Event | undefined = undefined;
+  private lastPos = 0;
+  private lastPrev: Event | undefined = undefined;
+  count = 0;
+  get bytes(): number {
+    return this.count === 0 ? 0 : this.w.pos;
+  }
+  append(e: Event): void {
+    if (this.count === 0) {
+      this.w.pos = 0;
+      this.w.u8(V2);
+      this.w.u32(0);
+      this.w.u32(0);
+    }
+    this.lastPos = this.w.pos;
+    this.lastPrev = this.prev;
+    try {
+      writeEvent(this.w, e, this.prev);
+    } catch (err) {
+      this.w.pos = this.count === 0 ? 0 : this.lastPos; // the record stays as it was
+      throw err;
+    }
+    this.prev = e;
+    this.count++;
+  }
+  undo(): void {
+    this.w.pos = this.lastPos;
+    this.prev = this.lastPrev;
+    this.count--;
+  }
+  seal(): Buffer {
+    const out = Buffer.allocUnsafe(this.w.pos);
+    this.w.buf.copy(out, 0, 0, this.w.pos);
+    out.writeUInt32BE(this.count, 5);
+    out.writeUInt32BE(crc32(out.subarray(5)), 1);
+    this.w.pos = 0;
+    this.count = 0;
+    this.prev = undefined;
+    this.lastPrev = undefined;
+    return out;
+  }
+}
+
+/** `disk` (version 2): many events per record, binary, CRC-32 checked. */
+export const diskV2Format: RecordFormat = {
+  version: 2,
+  maxEvents: 1000,
+  maxBytes: 256 * 1024,
+  createBuilder: () => new BinaryRecordBuilder(),
+  countOf(record) {
+    if (record.length < V2_HEADER || record[0] !== V2) return 0;
+    const n = record.readUInt32BE(5);
+    // every event takes at least 4 bytes: a larger count is a damaged header
+    return n * 4 <= record.length - V2_HEADER ? n : 0;
+  },
+  decode(record) {
+    if (record.length < V2_HEADER) throw new DecodeError(`record of ${record.length} bytes is shorter than its header`);
+    if (record[0] !== V2) throw new DecodeError(`unknown record version ${record[0]}`);
+    const sum = record.readUInt32BE(1);
+    if (crc32(record.subarray(5)) !== sum) throw new DecodeError('checksum mismatch');
+    const n = record.readUInt32BE(5);
+    const r = new ByteReader(record, V2_HEADER);
+    const out: Event[] = new Array(n);
+    let prev: Event | undefined;
+    for (let i = 0; i < n; i++) prev = out[i] = readEvent(r, prev);
+    if (r.pos !== record.length) throw new DecodeError(`${record.length - r.pos} trailing bytes`);
+    return out;
+  },
+};
+
+/** Where a sink's store lives: `<data_dir>/buffer/v<version>/<sink id>` (the id made path-safe). */
+export function diskBufferPath(dataDir: string, version: 1 | 2, sinkId: string): string {
+  let name = encodeURIComponent(sinkId);
+  if (name === '.' || name === '..') name = name.replace(/\./g, '%2E');
+  return join(dataDir, 'buffer', `v${version}`, name);
+}
+
+/** What {@link DiskBuffer.open} needs; {@link createBuffer} in ./index.ts fills it from the sink config. */
+export interface DiskBufferOptions {
+  /** Directory of the store (see {@link diskBufferPath}). */
+  readonly dir: string;
+  /** Sink id, for errors and logs. */
+  readonly sinkId: string;
+  /** `buffer.max_size` in bytes; the schema enforces the spec minimum, tests use less. */
+  readonly maxSize: number;
+  readonly whenFull: WhenFull;
+  readonly metrics: BufferMetrics;
+  /** component_errors_total{error_type="decode_failed",stage="receiving"}. */
+  readonly decodeErrors: Counter;
+  /** component_errors_total{error_type="write_failed",stage="sending"}. */
+  readonly writeErrors: Counter;
+  readonly log: Logger;
+  /** Default {@link diskV2Format}. */
+  readonly format?: RecordFormat;
+  /** spec 01 §8: 500 ms. */
+  readonly syncIntervalMs?: number;
+}
+
+type Op = { type: 'put'; key: Buffer; value: Buffer } | { type: 'del'; key: Buffer };
+
+interface SealedAcks {
+  readonly seq: number;
+  readonly notifiers: BatchNotifier[];
+}
+
+/** A sealed record still held in memory, so a reader that keeps up skips the disk read. */
+interface TailRecord {
+  readonly seq: number;
+  readonly key: Buffer;
+  readonly events: Event[];
+  readonly bytes: number;
+}
+
+/** A record read from disk whose events are being handed out. */
+interface ReadRecord {
+  readonly events: Event[];
+  readonly bytes: number;
+  readonly notifier: BatchNotifier;
+  next: number;
+  /** Bytes already counted as sent. */
+  sentBytes: number;
+}
+
+/** One byte above every 8-byte sequence key (sequences stay below 2^53): the sync marker. */
+const SYNC_KEY = Buffer.from([0xff]);
+const EMPTY = Buffer.alloc(0);
+/** Decoded records kept ahead of the reader, at most (beyond one pull's worth of events). */
+const READ_AHEAD_BYTES = 8 * 1024 * 1024;
+/** Encoded bytes of sealed records kept in memory for the reader (beyond that it reads the disk). */
+const TAIL_BYTES = 4 * 1024 * 1024;
+/** One db.batch() carries at most this many record bytes or operations (bounded native copies). */
+const WRITE_BATCH_BYTES = 4 * 1024 * 1024;
+const WRITE_BATCH_OPS = 4096;
+/** Encoded bytes waiting for or in a write at most, under `block`: a slow disk pushes back too. */
+const WRITE_BACKLOG_BYTES = 32 * 1024 * 1024;
+
+/** 8-byte big-endian key of a sequence number. */
+export function seqKey(seq: number): Buffer {
+  const k = Buffer.allocUnsafe(8);
+  k.writeUInt32BE(Math.floor(seq / 0x1_0000_0000), 0);
+  k.writeUInt32BE(seq >>> 0, 4);
+  return k;
+}
+
+/** Sequence number of an 8-byte key. */
+export function keySeq(k: Buffer): number {
+  return k.readUInt32BE(0) * 0x1_0000_0000 + k.readUInt32BE(4);
+}
+
+/** The `disk` and `disk_v1` edge buffers: see the module comment. Create with {@link DiskBuffer.open}. */
+export class DiskBuffer implements EdgeBuffer {
+  private readonly ctl = new GateController(true);
+  readonly gate = this.ctl;
+  private readonly format: RecordFormat;
+  private readonly builder: RecordBuilder;
+  private readonly timer: NodeJS.Timeout;
+
+  // write side
+  private writeSeq = 0;
+  private writtenSeq = 0;
+  private ops: Op[] = [];
+  /** Source notifiers of the events pushed into the open record. */
+  private openAcks: BatchNotifier[] = [];
+  /** Source notifiers by sealed record, settled once a synced write holds the record. */
+  private sealedAcks: SealedAcks[] = [];
+  private writing = false;
+  private flushScheduled = false;
+  private syncDue = false;
+  private unsynced = false;
+  private afterWrite: (() => void)[] = [];
+  private unwrittenBytes = 0;
+  private inFlightBytes = 0;
+
+  /** Events of the open record, for the tail. */
+  private openEvents: Event[] = [];
+  private tail: TailRecord[] = [];
+  private tailHead = 0;
+  private tailBytes = 0;
+
+  // read side
+  private readSeq = 0;
+  private queue: ReadRecord[] = [];
+  private queueHead = 0;
+  private fetching: Promise<void> | undefined = undefined;
+  private waiter: ((b: EventBatch | undefined) => void) | undefined = undefined;
+  private waiterMax = 0;
+
+  private storedEvents = 0;
+  private storedBytes = 0;
+  private unread = 0;
+  private closed = false;
+  /** Set when dispose() starts: no new reads, the store is about to close. */
+  private disposing = false;
+  private disposed = false;
+  private disposal: Promise<void> | undefined = undefined;
+
+  private constructor(
+    private readonly db: ClassicLevel<Buffer, Buffer>,
+    private readonly opts: DiskBufferOptions,
+  ) {
+    this.format = opts.format ?? diskV2Format;
+    this.builder = this.format.createBuilder();
+    this.timer = setInterval(() => this.onSyncTick(), opts.syncIntervalMs ?? 500);
+    this.timer.unref();
+  }
+
+  /**
+   * Opens (creating if missing) the store and counts what a previous run left in it. Rejects with
+   * an Error naming the directory and the sink when the directory cannot be created or opened.
+   */
+  static async open(opts: DiskBufferOptions): Promise<DiskBuffer> {
+    const fail = (err: unknown): Error =>
+      new Error(
+        `disk buffer of sink "${opts.sinkId}": cannot open ${opts.dir}: ${(err as Error).message ?? err}` +
+          ((err as { cause?: Error }).cause ? ` (${(err as { cause: Error }).cause.message})` : ''),
+        { cause: err },
+      );
+    try {
+      await mkdir(opts.dir, { recursive: true });
+    } catch (err) {
+      throw fail(err);
+    }
+    const db = new ClassicLevel<Buffer, Buffer>(opts.dir, { keyEncoding: 'buffer', valueEncoding: 'buffer' });
+    try {
+      await db.open();
+    } catch (err) {
+      throw fail(err);
+    }
+    const buf = new DiskBuffer(db, opts);
+    try {
+      await buf.scan();
+    } catch (err) {
+      await buf.dispose().catch(() => undefined);
+      throw fail(err);
+    }
+    return buf;
+  }
+
+  /** Restores counters and cursors from the records on disk. */
+  private async scan(): Promise<void> {
+    const it = this.db.iterator({ lt: SYNC_KEY });
+    let first = -1;
+    let last = -1;
+    let events = 0;
+    let bytes = 0;
+    try {
+      for (;;) {
+        const entries = await it.nextv(1000);
+        if (entries.length === 0) break;
+        for (const [k, v] of entries) {
+          if (k.length !== 8) continue;
+          const seq = keySeq(k);
+          if (first < 0) first = seq;
+          last = seq;
+          events += this.format.countOf(v);
+          bytes += v.length;
+        }
+      }
+    } finally {
+      await it.close();
+    }
+    if (first >= 0) {
+      this.readSeq = first;
+      this.writeSeq = this.writtenSeq = last + 1;
+    }
+    this.storedEvents = this.unread = events;
+    this.storedBytes = bytes;
+    this.opts.metrics.events.add(events);
+    this.opts.metrics.bytes.add(bytes);
+    if (events > 0) this.opts.log.info('Disk buffer holds events from a previous run.', { path: this.opts.dir, events, bytes });
+    this.updateGate();
+  }
+
+  /** Events not yet handed to the reader. */
+  get length(): number {
+    return this.unread;
+  }
+
+  push(events: EventBatch): void {
+    if (events.length === 0) return;
+    if (this.disposed) {
+      settleAll(events, 'errored');
+      return;
+    }
+    const { metrics, maxSize } = this.opts;
+    const dropping = this.opts.whenFull === 'drop_newest';
+    const b = this.builder;
+    let accepted = 0;
+    let acceptedBytes = 0;
+    for (let i = 0; i < events.length; i++) {
+      const e = events[i]!;
+      const before = b.bytes;
+      try {
+        b.append(e);
+      } catch (err) {
+        // not a value the model allows (a cycle, a bigint): this event cannot be stored
+        this.opts.writeErrors.add(1);
+        this.opts.log.error('Event cannot be encoded for the disk buffer; dropped.', { path: this.opts.dir, error: err instanceof Error ? err.message : String(err) });
+        settleAll([e], 'rejected');
+        continue;
+      }
+      const added = b.bytes - before;
+      if (dropping && this.storedBytes + added > maxSize) {
+        b.undo();
+        const dropped = events.slice(i);
+        metrics.discarded.add(dropped.length);
+        // spec 01 §3: drop_newest loses the event; its sources learn it was not delivered
+        settleAll(dropped, 'errored');
+        break;
+      }
+      this.storedBytes += added;
+      acceptedBytes += added;
+      accepted++;
+      this.openEvents.push(e);
+      const ns = e.meta.notifiers;
+      if (ns) {
+        e.meta.notifiers = undefined;
+        for (let j = 0; j < ns.length; j++) this.openAcks.push(ns[j]!);
+      }
+      if (b.count >= this.format.maxEvents || b.bytes >= this.format.maxBytes) this.seal();
+    }
+    if (accepted === 0) return;
+    this.unwrittenBytes += acceptedBytes;
+    this.storedEvents += accepted;
+    this.unread += accepted;
+    metrics.receivedEvents.add(accepted);
+    metrics.receivedBytes.add(acceptedBytes);
+    metrics.events.add(accepted);
+    metrics.bytes.add(acceptedBytes);
+    this.updateGate();
+    this.scheduleFlush();
+  }
+
+  private seal(): void {
+    const seq = this.writeSeq++;
+    const key = seqKey(seq);
+    const value = this.builder.seal();
+    const events = this.openEvents;
+    this.openEvents = [];
+    this.ops.push({ type: 'put', key, value });
+    if (this.openAcks.length > 0) {
+      this.sealedAcks.push({ seq, notifiers: this.openAcks });
+      this.openAcks = [];
+    }
+    if (this.tailBytes + value.length <= TAIL_BYTES) {
+      this.tail.push({ seq, key, events, bytes: value.length });
+      this.tailBytes += value.length;
+    }
+  }
+
+  private updateGate(): void {
+    if (this.opts.whenFull !== 'block') return;
+    this.ctl.set(this.closed || (this.storedBytes < this.opts.maxSize && this.unwrittenBytes + this.inFlightBytes < WRITE_BACKLOG_BYTES));
+  }
+
+  private scheduleFlush(): void {
+    if (this.flushScheduled || this.writing || this.disposed) return;
+    this.flushScheduled = true;
+    queueMicrotask(() => this.flush());
+  }
+
+  private onSyncTick(): void {
+    if (this.unsynced || this.ops.length > 0 || this.builder.count > 0) {
+      this.syncDue = true;
+      this.scheduleFlush();
+    }
+  }
+
+  /** Writes what is pending (up to one batch's worth); at most one batch in flight. */
+  private flush(): void {
+    this.flushScheduled = false;
+    if (this.writing || this.disposed) return;
+    if (this.builder.count > 0) {
+      this.seal();
+      this.wake(); // a waiting reader may take the new record from the tail before it is written
+    }
+    // a batch ends after WRITE_BATCH_BYTES of records or WRITE_BATCH_OPS operations
+    let n = 0;
+    let bytes = 0;
+    let upTo = this.writtenSeq;
+    const all = this.ops;
+    while (n < all.length && n < WRITE_BATCH_OPS && bytes < WRITE_BATCH_BYTES) {
+      const op = all[n++]!;
+      if (op.type === 'put') {
+        bytes += op.value.length;
+        upTo = keySeq(op.key) + 1;
+      }
+    }
+    let ops: Op[];
+    if (n === all.length) {
+      ops = all;
+      this.ops = [];
+      upTo = this.writeSeq;
+    } else {
+      ops = all.slice(0, n);
+      this.ops = all.slice(n);
+    }
+    const sealed = this.sealedAcks;
+    let acked = 0;
+    while (acked < sealed.length && sealed[acked]!.seq < upTo) acked++;
+    // sources waiting for an acknowledgement are released after one fsync, not the next timer tick
+    const sync = this.syncDue || acked > 0;
+    if (ops.length === 0) {
+      if (!sync || !this.unsynced) {
+        this.syncDue = false;
+        this.notifyWritten();
+        return;
+      }
+      ops = [{ type: 'put', key: SYNC_KEY, value: EMPTY }];
+    }
+    const acks = acked > 0 ? sealed.splice(0, acked) : undefined;
+    this.inFlightBytes = bytes;
+    this.unwrittenBytes -= bytes;
+    this.writing = true;
+    this.db.batch(ops, { sync }).then(
+      () => {
+        this.writtenSeq = upTo;
+        if (sync) {
+          this.unsynced = false;
+          this.syncDue = false;
+        } else this.unsynced = true;
+        if (acks) for (const a of acks) for (const x of a.notifiers) x.settle('delivered');
+        this.afterBatch();
+      },
+      (err: unknown) => {
+        this.writtenSeq = upTo;
+        this.writeFailed(ops, acks, err);
+        this.afterBatch();
+      },
+    );
+  }
+
+  private afterBatch(): void {
+    this.writing = false;
+    this.inFlightBytes = 0;
+    this.updateGate();
+    if (this.ops.length > 0 || this.builder.count > 0 || (this.syncDue && this.unsynced)) this.scheduleFlush();
+    this.notifyWritten();
+    this.wake();
+  }
+
+  private notifyWritten(): void {
+    const ws = this.afterWrite;
+    if (ws.length === 0) return;
+    this.afterWrite = [];
+    for (const w of ws) w();
+  }
+
+  /** Records of a failed write are lost; deletes of a failed write replay after a restart. */
+  private writeFailed(ops: Op[], acks: SealedAcks[] | undefined, err: unknown): void {
+    let events = 0;
+    let bytes = 0;
+    const cached = new Set<number>();
+    for (let i = this.tailHead; i < this.tail.length; i++) cached.add(this.tail[i]!.seq);
+    for (const op of ops) {
+      if (op.type !== 'put' || op.key.length !== 8) continue;
+      const seq = keySeq(op.key);
+      // taken from the tail already, or still in it: delivered from memory, only durability is lost
+      if (seq < this.readSeq || cached.has(seq)) continue;
+      events += this.format.countOf(op.value);
+      bytes += op.value.length;
+    }
+    this.opts.writeErrors.add(1);
+    this.opts.log.error('Disk buffer write failed.', { path: this.opts.dir, events_lost: events, error: err });
+    if (acks) for (const a of acks) for (const x of a.notifiers) x.settle('errored');
+    this.forget(events, bytes, events);
+  }
+
+  /** Removes events from the counters (deleted, lost or damaged). */
+  private forget(events: number, bytes: number, unread: number): void {
+    this.storedEvents -= events;
+    this.storedBytes -= bytes;
+    this.unread = Math.max(0, this.unread - unread);
+    this.opts.metrics.events.add(-events);
+    this.opts.metrics.bytes.add(-bytes);
+    this.updateGate();
+  }
+
+  pull(max: number): Promise<EventBatch | undefined> {
+    if (this.queueHead < this.queue.length) return Promise.resolve(this.take(max));
+    if (this.disposing) return Promise.resolve(undefined);
+    if (this.takeTail(max)) return Promise.resolve(this.take(max));
+    if (this.readSeq < this.writtenSeq) return this.fetch(max).then(() => this.pull(max));
+    if (this.closed && this.idle()) return Promise.resolve(undefined);
+    return new Promise((resolve) => {
+      this.waiter = resolve;
+      this.waiterMax = max;
+    });
+  }
+
+  /** Nothing pending on the write side that the reader could still receive. */
+  private idle(): boolean {
+    return !this.writing && this.ops.length === 0 && this.builder.count === 0;
+  }
+
+  /** A write landed (or the buffer closed): a waiting pull tries again. */
+  private wake(): void {
+    const w = this.waiter;
+    if (!w) return;
+    if (this.readSeq < this.writtenSeq || this.tailReady() || this.disposing || (this.closed && this.idle())) {
+      this.waiter = undefined;
+      this.pull(this.waiterMax).then(w, () => w(undefined));
+    }
+  }
+
+  /** The next record to read is in the tail. */
+  private tailReady(): boolean {
+    while (this.tailHead < this.tail.length && this.tail[this.tailHead]!.seq < this.readSeq) this.dropTailHead(); // read from disk meanwhile
+    return this.tailHead < this.tail.length && this.tail[this.tailHead]!.seq === this.readSeq;
+  }
+
+  private dropTailHead(): void {
+    this.tailBytes -= this.tail[this.tailHead]!.bytes;
+    this.tail[this.tailHead++] = undefined as unknown as TailRecord;
+    if (this.tailHead === this.tail.length) {
+      this.tail = [];
+      this.tailHead = 0;
+    } else if (this.tailHead >= 1024 && this.tailHead * 2 >= this.tail.length) {
+      this.tail = this.tail.slice(this.tailHead);
+      this.tailHead = 0;
+    }
+  }
+
+  /** Moves records from the tail to the read queue while they are next in order; false if none. */
+  private takeTail(max: number): boolean {
+    let moved = 0;
+    while (moved < max && this.tailReady()) {
+      const t = this.tail[this.tailHead]!;
+      this.dropTailHead();
+      this.readSeq = t.seq + 1;
+      this.enqueue(t.key, t.events, t.bytes);
+      moved += t.events.length;
+    }
+    return moved > 0;
+  }
+
+  private fetch(want: number): Promise<void> {
+    this.fetching ??= this.readRecords(want).finally(() => {
+      this.fetching = undefined;
+    });
+    return this.fetching;
+  }
+
+  /** Reads records from the cursor until `want` events or the read-ahead limit. */
+  private async readRecords(want: number): Promise<void> {
+    const end = this.writtenSeq;
+    const it = this.db.iterator({ gte: seqKey(this.readSeq), lt: seqKey(end) });
+    let events = 0;
+    let bytes = 0;
+    try {
+      for (;;) {
+        const entries = await it.nextv(this.format.maxEvents === 1 ? Math.min(want, 1000) : 16);
+        if (entries.length === 0) {
+          this.readSeq = end;
+          break;
+        }
+        for (const [k, v] of entries) {
+          const seq = keySeq(k);
+          this.readSeq = seq + 1;
+          const n = this.accept(k, v, seq);
+          events += n;
+          bytes += v.length;
+        }
+        if (events >= want || bytes >= READ_AHEAD_BYTES) break;
+      }
+    } finally {
+      await it.close();
+    }
+    if (this.queueHead > 0 && this.queueHead * 2 >= this.queue.length) {
+      this.queue = this.queue.slice(this.queueHead);
+      this.queueHead = 0;
+    }
+  }
+
+  /** Decodes a record into the read queue, or skips it when damaged; returns its event count. */
+  private accept(key: Buffer, value: Buffer, seq: number): number {
+    let events: Event[];
+    try {
+      events = this.format.decode(value);
+    } catch (err) {
+      const n = this.format.countOf(value);
+      this.opts.decodeErrors.add(1);
+      this.opts.log.error('Skipped a damaged disk buffer record.', {
+        path: this.opts.dir,
+        seq,
+        bytes: value.length,
+        events: n,
+        error: err instanceof Error ? err.message : String(err),
+      });
+      this.ops.push({ type: 'del', key });
+      this.forget(n, value.length, n);
+      this.scheduleFlush();
+      return 0;
+    }
+    if (events.length === 0) {
+      this.ops.push({ type: 'del', key });
+      this.forget(0, value.length, 0);
+      this.scheduleFlush();
+      return 0;
+    }
+    this.enqueue(key, events, value.length);
+    return events.length;
+  }
+
+  /** Queues a record's events for hand-out; one notifier per record deletes it once all settled. */
+  private enqueue(key: Buffer, events: Event[], bytes: number): void {
+    const n = events.length;
+    const notifier = new BatchNotifier(() => this.recordDone(key, n, bytes));
+    notifier.retain(n);
+    this.queue.push({ events, bytes, notifier, next: 0, sentBytes: 0 });
+  }
+
+  /** Every event of a record settled: delete it. */
+  private recordDone(key: Buffer, events: number, bytes: number): void {
+    if (this.disposed) return; // still on disk: replayed after the restart
+    this.ops.push({ type: 'del', key });
+    this.forget(events, bytes, 0);
+    this.scheduleFlush();
+  }
+
+  /** Hands out up to `max` events from the read queue, each holding its record's notifier. */
+  private take(max: number): EventBatch {
+    const out: Event[] = [];
+    let bytes = 0;
+    while (out.length < max && this.queueHead < this.queue.length) {
+      const rec = this.queue[this.queueHead]!;
+      const total = rec.events.length;
+      const k = Math.min(total - rec.next, max - out.length);
+      const ns = [rec.notifier]; // shared: EventMetadata never mutates a notifier list in place
+      for (let i = rec.next; i < rec.next + k; i++) {
+        const e = rec.events[i]!;
+        e.meta.notifiers = ns;
+        out.push(e);
+      }
+      rec.next += k;
+      // apportion record bytes to events; the last slice takes the remainder
+      const share = rec.next === total ? rec.bytes - rec.sentBytes : Math.floor((rec.bytes * k) / total);
+      rec.sentBytes += share;
+      bytes += share;
+      if (rec.next === total) this.queueHead++;
+    }
+    if (this.queueHead === this.queue.length) {
+      this.queue = []; // drops the handed-out records (their events live on in the sink)
+      this.queueHead = 0;
+    }
+    this.unread = Math.max(0, this.unread - out.length);
+    this.opts.metrics.sentEvents.add(out.length);
+    this.opts.metrics.sentBytes.add(bytes);
+    return out;
+  }
+
+  close(): void {
+    if (this.closed) return;
+    this.closed = true;
+    this.ctl.open(); // nothing more will be pushed: never hold producers back on a closed buffer
+    this.scheduleFlush();
+    this.wake();
+  }
+
+  release(): void {
+    const w = this.waiter;
+    this.waiter = undefined;
+    w?.(undefined);
+  }
+
+  /** Writes and syncs everything pending, then closes the store. Unsettled records stay on disk. */
+  dispose(): Promise<void> {
+    this.disposal ??= this.shutdown();
+    return this.disposal;
+  }
+
+  private async shutdown(): Promise<void> {
+    this.disposing = true;
+    this.close();
+    clearInterval(this.timer);
+    await this.fetching?.catch(() => undefined);
+    while (!this.idle() || this.unsynced || this.sealedAcks.length > 0) {
+      this.syncDue = true;
+      const done = new Promise<void>((r) => this.afterWrite.push(r));
+      if (!this.writing) this.flush();
+      await done;
+    }
+    this.disposed = true;
+    this.release();
+    // the gauges describe this instance; a reopen counts the store again
+    this.opts.metrics.events.add(-this.storedEvents);
+    this.opts.metrics.bytes.add(-this.storedBytes);
+    await this.db.close();
+  }
+}

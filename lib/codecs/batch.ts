@@ -1,0 +1,73 @@
+/**
+ * Serializer + framer: one buffer per batch for stream sinks (socket, file, console). Events the
+ * codec rejects are returned apart, so the sink can report them `rejected` and still write the rest.
+ */
+import type { Event } from '../event.js';
+import { type EncodingConfig, type LogSchemaKeys, DEFAULT_LOG_SCHEMA, EncodeError, type Serializer, createSerializer } from './encoding.js';
+import { type Framer, type FramingConfig, createFramer } from './framing.js';
+
+/** The outcome of encoding one batch. */
+export interface EncodedBatch {
+  /** Framed bytes of every encoded event, in order. */
+  readonly bytes: Buffer;
+  /** Events that made it into `bytes`. */
+  readonly encoded: Event[];
+  /** Events the codec rejected, with the first reason. */
+  readonly failed: Event[];
+  readonly reason: string | undefined;
+}
+
+/** A compiled batch encoder. */
+export interface BatchEncoder {
+  readonly serializer: Serializer;
+  readonly framer: Framer;
+  encode(events: readonly Event[]): EncodedBatch;
+  /** Each event framed on its own (datagram sinks); failures as in {@link encode}. */
+  encodeEach(events: readonly Event[]): { frames: Buffer[]; encoded: Event[]; failed: Event[]; reason: string | undefined };
+}
+
+/** Compiles `encoding` + `framing` once (framing method unset = the codec's stream default). */
+export function createBatchEncoder(encoding: EncodingConfig, framing: FramingConfig, logSchema: LogSchemaKeys = DEFAULT_LOG_SCHEMA): BatchEncoder {
+  const serializer = createSerializer(encoding, logSchema);
+  const framer = createFramer(framing, encoding.codec);
+  return {
+    serializer,
+    framer,
+    encode(events) {
+      const texts: string[] = [];
+      let encoded: Event[] = events as Event[];
+      let failed: Event[] = [];
+      let reason: string | undefined;
+      for (let i = 0; i < events.length; i++) {
+        const e = events[i]!;
+        try {
+          texts.push(serializer.serializeText(e));
+          if (failed.length > 0) encoded.push(e);
+        } catch (err) {
+          if (!(err instanceof EncodeError)) throw err;
+          if (failed.length === 0) encoded = events.slice(0, i);
+          failed.push(e);
+          reason ??= err.message;
+        }
+      }
+      return { bytes: framer.frameTexts(texts), encoded, failed, reason };
+    },
+    encodeEach(events) {
+      const frames: Buffer[] = [];
+      const encoded: Event[] = [];
+      const failed: Event[] = [];
+      let reason: string | undefined;
+      for (const e of events) {
+        try {
+          frames.push(framer.frameTexts([serializer.serializeText(e)]));
+          encoded.push(e);
+        } catch (err) {
+          if (!(err instanceof EncodeError)) throw err;
+          failed.push(e);
+          reason ??= err.message;
+        }
+      }
+      return { frames, encoded, failed, reason };
+    },
+  };
+}

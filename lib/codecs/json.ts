@@ -1,0 +1,95 @@
+/**
+ * JSON text of values with a chosen timestamp format. The default (`rfc3339`) goes through the
+ * native `JSON.stringify`, which honours `Float#toJSON` and `Timestamp#toJSON`; the other formats
+ * need a walker because `toJSON` runs before any replacer could see the timestamp.
+ */
+import { Float, Timestamp, type Value } from '../value.js';
+
+/** `encoding.timestamp_format` values (spec 01 §2.1; the unix_* variants as Vector has them). */
+export const TIMESTAMP_FORMATS = ['rfc3339', 'unix', 'unix_ms', 'unix_us', 'unix_ns', 'unix_float'] as const;
+export type TimestampFormat = (typeof TIMESTAMP_FORMATS)[number];
+
+/** A timestamp as a JSON token: quoted RFC 3339 or a bare number (unix_ns keeps all 19 digits). */
+export function timestampToken(ts: Timestamp, format: TimestampFormat): string {
+  switch (format) {
+    case 'rfc3339':
+      return '"' + ts.toString() + '"';
+    case 'unix':
+      return String(Math.floor(ts.ms / 1000));
+    case 'unix_ms':
+      return String(ts.ms);
+    case 'unix_us':
+      return String(ts.ms * 1000 + Math.floor(ts.ns / 1000));
+    case 'unix_ns':
+      return ts.toNanos().toString();
+    case 'unix_float':
+      return String(ts.toSeconds());
+  }
+}
+
+/** A timestamp converted to a value in the given format (for text codecs). */
+export function timestampValue(ts: Timestamp, format: TimestampFormat): Value {
+  switch (format) {
+    case 'rfc3339':
+      return ts;
+    case 'unix':
+      return Math.floor(ts.ms / 1000);
+    case 'unix_ms':
+      return ts.ms;
+    case 'unix_us':
+      return ts.ms * 1000 + Math.floor(ts.ns / 1000);
+    case 'unix_ns':
+      // beyond 2^53: kept exact as its decimal text
+      return ts.toNanos().toString();
+    case 'unix_float':
+      return new Float(ts.toSeconds());
+  }
+}
+
+/** Serializes a value as JSON; non-finite floats become null, regexes their source string. */
+export function valueToJSONText(v: Value, format: TimestampFormat = 'rfc3339'): string {
+  if (format === 'rfc3339' && !hasRegex(v)) return JSON.stringify(v);
+  return write(v, format);
+}
+
+function hasRegex(v: Value): boolean {
+  // cheap pre-check: regexes never leave a remap program in practice, so this is almost always false
+  if (v === null || typeof v !== 'object') return false;
+  if (v instanceof RegExp) return true;
+  if (v instanceof Float || v instanceof Timestamp) return false;
+  if (Array.isArray(v)) {
+    for (let i = 0; i < v.length; i++) if (hasRegex(v[i] as Value)) return true;
+    return false;
+  }
+  for (const k in v) if (hasRegex(v[k] as Value)) return true;
+  return false;
+}
+
+function write(v: Value, format: TimestampFormat): string {
+  if (v === null) return 'null';
+  switch (typeof v) {
+    case 'string':
+      return JSON.stringify(v);
+    case 'number':
+      return Number.isFinite(v) ? String(v) : 'null';
+    case 'boolean':
+      return v ? 'true' : 'false';
+  }
+  if (v instanceof Float) return Number.isFinite(v.value) ? String(v.value) : 'null';
+  if (v instanceof Timestamp) return timestampToken(v, format);
+  if (v instanceof RegExp) return JSON.stringify(v.source);
+  if (Array.isArray(v)) {
+    let out = '[';
+    for (let i = 0; i < v.length; i++) out += (i ? ',' : '') + write(v[i] as Value, format);
+    return out + ']';
+  }
+  let out = '{';
+  let first = true;
+  for (const k in v) {
+    const x = v[k];
+    if (x === undefined) continue;
+    out += (first ? '' : ',') + JSON.stringify(k) + ':' + write(x, format);
+    first = false;
+  }
+  return out + '}';
+}

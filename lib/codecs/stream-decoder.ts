@@ -1,0 +1,110 @@
+/**
+ * Framing + decoding for a byte-stream source, per connection: chunks in, one EventBatch out per
+ * chunk (never per frame). Frame and decode errors are counted in `component_errors_total` and
+ * logged (the logger rate-limits repeats); they never end the connection or the source.
+ */
+import type { ComponentContext } from '../component.js';
+import type { Event, EventBatch } from '../event.js';
+import type { Counter } from '../telemetry/registry.js';
+import { Timestamp } from '../value.js';
+import { type DecodingConfig, type Deserializer, type Stamp, createDeserializer } from './decoding.js';
+import { type FrameDiscard, type FrameSink, type FramingConfig, createDeframer } from './framing.js';
+
+/** One connection's decoder. */
+export interface StreamDecoder {
+  /** Receive time and peer written into the events; set `host`/`port` once per connection. */
+  readonly stamp: Stamp;
+  /** Decodes a chunk (stamping it with the current time); the events completed by it, maybe none. */
+  push(chunk: Buffer): EventBatch;
+  /** End of stream or datagram: the unterminated rest, decoded. */
+  end(): EventBatch;
+  /** Estimated size (eventSize) of the batch last returned by push or end. */
+  readonly eventBytes: number;
+}
+
+export interface StreamDecoderOptions {
+  readonly framing: FramingConfig;
+  readonly decoding: DecodingConfig;
+  /** `source_type` value and metadata type. */
+  readonly sourceType: string;
+  readonly hostKey?: string | undefined;
+  readonly portKey?: string | undefined;
+  /** Applies when the framing group sets no max_length. */
+  readonly defaultMaxLength?: number | undefined;
+}
+
+/** Compiles the codecs once; call the result per connection. */
+export function streamDecoderFactory(ctx: ComponentContext, opts: StreamDecoderOptions): () => StreamDecoder {
+  const schema = ctx.globals.log_schema;
+  const deserializer: Deserializer = createDeserializer(opts.decoding, {
+    sourceId: ctx.id,
+    sourceType: opts.sourceType,
+    logSchema: schema,
+    hostKey: opts.hostKey ?? schema.host_key,
+    portKey: opts.portKey,
+    syslogZone: ctx.globals.timezone === 'local' ? 'local' : 'utc',
+  });
+  const frameErrors = ctx.telemetry.counter('component_errors_total', { error_code: 'decoder_frame', error_type: 'parser_failed', stage: 'processing' });
+  const decodeErrors = ctx.telemetry.counter('component_errors_total', {
+    error_code: 'decoder_deserialize',
+    error_type: 'parser_failed',
+    stage: 'processing',
+  });
+  const onDiscard = (reason: FrameDiscard, bytes: number) => {
+    frameErrors.add(1);
+    ctx.log.warn(reason === 'frame_too_long' ? 'Discarding frame longer than max_length.' : 'Discarding frame with an invalid length.', {
+      error_code: 'decoder_frame',
+      frame_bytes: bytes,
+    });
+  };
+  const now = () => new Timestamp(Math.floor(ctx.scheduler.now()), 0);
+  return () => {
+    const deframer = createDeframer(opts.framing, { onDiscard, defaultMaxLength: opts.defaultMaxLength });
+    const stamp: Stamp = { timestamp: now(), host: undefined, port: undefined };
+    let batch: Event[] = [];
+    let size = 0;
+    let lastSize = 0;
+    const emit: FrameSink = (buf, start, end) => {
+      try {
+        size += deserializer.decode(buf, start, end, stamp, batch);
+      } catch (err) {
+        decodeErrors.add(1);
+        ctx.log.warn('Failed deserializing frame.', { error_code: 'decoder_deserialize', error: (err as Error).message });
+      }
+    };
+    const take = (): EventBatch => {
+      lastSize = size;
+      size = 0;
+      if (batch.length === 0) return EMPTY;
+      const out = batch;
+      batch = [];
+      return out;
+    };
+    return {
+      stamp,
+      get eventBytes() {
+        return lastSize;
+      },
+      push(chunk) {
+        stamp.timestamp = now();
+        deframer.push(chunk, emit);
+        return take();
+      },
+      end() {
+        deframer.end(emit);
+        return take();
+      },
+    };
+  };
+}
+
+const EMPTY: EventBatch = Object.freeze([]) as unknown as EventBatch;
+
+/**
+ * `component_received_bytes_total` of a source (raw bytes from the wire), bound once. The
+ * received events, their estimated bytes and the per-batch histogram are counted by the
+ * topology for every source, so sources do not count them again.
+ */
+export function receivedBytesCounter(ctx: ComponentContext, tags?: Record<string, string>): Counter {
+  return ctx.telemetry.counter('component_received_bytes_total', tags);
+}

@@ -1,0 +1,245 @@
+/**
+ * Lenient syslog parsing: RFC 5424 (`<PRI>1 TS HOST APP PROCID MSGID SD MSG`) and RFC 3164
+ * (`<PRI>Mmm dd hh:mm:ss HOST TAG[PID]: MSG`), into Vector's field layout: `message`, timestamp,
+ * `hostname`, `severity`, `facility` (names), `version` (5424 only), `appname`, `msgid`, `procid`
+ * (integer when numeric), and each structured-data element at the root under its SD-ID.
+ * Hand-written scanning (indexOf), no regular expression per message.
+ */
+import type { ObjectValue } from '../value.js';
+import { Timestamp } from '../value.js';
+
+const SEVERITIES = ['emerg', 'alert', 'crit', 'err', 'warning', 'notice', 'info', 'debug'];
+const FACILITIES = [
+  'kern', 'user', 'mail', 'daemon', 'auth', 'syslog', 'lpr', 'news', 'uucp', 'cron', 'authpriv', 'ftp', 'ntp', 'audit', 'alert', 'clockd',
+  'local0', 'local1', 'local2', 'local3', 'local4', 'local5', 'local6', 'local7',
+];
+const MONTHS = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'];
+
+/** A parsed syslog message; absent parts are undefined. */
+export interface SyslogMessage {
+  facility?: string;
+  severity?: string;
+  version?: number;
+  timestamp?: Timestamp;
+  hostname?: string;
+  appname?: string;
+  procid?: number | string;
+  msgid?: string;
+  structuredData?: [string, Record<string, string>][];
+  message: string;
+}
+
+export interface SyslogOptions {
+  /** Current time, for the year of RFC 3164 timestamps (which carry none). */
+  now?: () => number;
+  /** `utc` (default) or `local`: zone of RFC 3164 timestamps. */
+  zone?: 'utc' | 'local';
+}
+
+/** Parses one message; never throws: text that is not syslog becomes the message. */
+export function parseSyslog(input: string, opts: SyslogOptions = {}): SyslogMessage {
+  const line = input.trim();
+  const out: SyslogMessage = { message: line };
+  let pos = 0;
+  if (line.charCodeAt(0) === 0x3c /* < */) {
+    const close = line.indexOf('>', 1);
+    const pri = close > 1 && close <= 4 ? Number(line.slice(1, close)) : NaN;
+    if (Number.isInteger(pri) && pri >= 0 && pri <= 191) {
+      out.facility = FACILITIES[pri >> 3];
+      out.severity = SEVERITIES[pri & 7];
+      pos = close + 1;
+    }
+  }
+  // RFC 5424: a version number then a space
+  let v = pos;
+  while (v < line.length && v - pos < 3 && isDigit(line.charCodeAt(v))) v++;
+  if (v > pos && line.charCodeAt(v) === 0x20 && line.charCodeAt(pos) !== 0x30) {
+    const r = parse5424(line, v + 1, out);
+    if (r) {
+      out.version = Number(line.slice(pos, v));
+      return out;
+    }
+  }
+  parse3164(line, pos, out, opts);
+  return out;
+}
+
+function isDigit(c: number): boolean {
+  return c >= 0x30 && c <= 0x39;
+}
+
+/** Reads a space-terminated token starting at pos; returns [token, next position]. */
+function token(line: string, pos: number): [string, number] {
+  const sp = line.indexOf(' ', pos);
+  return sp < 0 ? [line.slice(pos), line.length] : [line.slice(pos, sp), sp + 1];
+}
+
+function parse5424(line: string, start: number, out: SyslogMessage): boolean {
+  let pos = start;
+  const [ts, p1] = token(line, pos);
+  let timestamp: Timestamp | undefined;
+  if (ts !== '-') {
+    timestamp = Timestamp.parse(ts);
+    if (!timestamp) return false;
+  }
+  pos = p1;
+  const fields: (string | undefined)[] = [];
+  for (let i = 0; i < 4; i++) {
+    if (pos >= line.length) return false;
+    const [t, p] = token(line, pos);
+    fields.push(t === '-' ? undefined : t);
+    pos = p;
+  }
+  if (timestamp) out.timestamp = timestamp;
+  const [host, app, proc, msgid] = fields;
+  if (host !== undefined) out.hostname = host;
+  if (app !== undefined) out.appname = app;
+  if (proc !== undefined) out.procid = /^\d+$/.test(proc) ? Number(proc) : proc;
+  if (msgid !== undefined) out.msgid = msgid;
+  // structured data: "-" or one or more [id k="v" …]
+  if (line.charCodeAt(pos) === 0x2d /* - */) {
+    pos += 1;
+  } else if (line.charCodeAt(pos) === 0x5b /* [ */) {
+    const sd: [string, Record<string, string>][] = [];
+    while (line.charCodeAt(pos) === 0x5b) {
+      const r = parseElement(line, pos + 1);
+      if (!r) break;
+      sd.push(r[0]);
+      pos = r[1];
+    }
+    if (sd.length > 0) out.structuredData = sd;
+  }
+  if (line.charCodeAt(pos) === 0x20) pos++;
+  let msg = line.slice(pos);
+  if (msg.charCodeAt(0) === 0xfeff) msg = msg.slice(1);
+  out.message = msg;
+  return true;
+}
+
+/** Parses `id k="v" …]` from after the `[`; returns the element and the position after `]`. */
+function parseElement(line: string, start: number): [[string, Record<string, string>], number] | undefined {
+  let pos = start;
+  let end = pos;
+  while (end < line.length && line[end] !== ' ' && line[end] !== ']') end++;
+  const id = line.slice(pos, end);
+  if (!id) return undefined;
+  pos = end;
+  const params: Record<string, string> = {};
+  for (;;) {
+    if (line[pos] === ']') return [[id, params], pos + 1];
+    if (line[pos] !== ' ') return undefined;
+    pos++;
+    const eq = line.indexOf('=', pos);
+    if (eq < 0 || line[eq + 1] !== '"') return undefined;
+    const name = line.slice(pos, eq);
+    let value = '';
+    let i = eq + 2;
+    for (; i < line.length && line[i] !== '"'; i++) {
+      const c = line[i]!;
+      if (c === '\\' && (line[i + 1] === '"' || line[i + 1] === '\\' || line[i + 1] === ']')) value += line[++i];
+      else value += c;
+    }
+    if (i >= line.length) return undefined;
+    params[name] = value;
+    pos = i + 1;
+  }
+}
+
+function parse3164(line: string, start: number, out: SyslogMessage, opts: SyslogOptions): void {
+  let pos = start;
+  while (line.charCodeAt(pos) === 0x20) pos++;
+  const ts = parse3164Timestamp(line, pos, opts);
+  if (ts) {
+    out.timestamp = ts[0];
+    pos = ts[1];
+  } else {
+    const [t, p] = token(line, pos);
+    const rfc = Timestamp.parse(t);
+    if (rfc) {
+      out.timestamp = rfc;
+      pos = p;
+    }
+  }
+  while (line.charCodeAt(pos) === 0x20) pos++;
+  // HOST, then TAG: a word ending in ":" or holding "[pid]" is a tag (the host may be missing)
+  let [word, next] = token(line, pos);
+  if (word && !isTag(word) && next < line.length) {
+    const [after] = token(line, next);
+    if (isTag(after) || out.timestamp) {
+      out.hostname = word;
+      pos = next;
+      [word, next] = token(line, pos);
+    }
+  }
+  if (word && isTag(word)) {
+    const colon = word.endsWith(':') ? word.slice(0, -1) : word;
+    const open = colon.indexOf('[');
+    if (open >= 0 && colon.endsWith(']')) {
+      const app = colon.slice(0, open);
+      const proc = colon.slice(open + 1, -1);
+      if (app) out.appname = app;
+      if (proc) out.procid = /^\d+$/.test(proc) ? Number(proc) : proc;
+    } else if (colon) {
+      out.appname = colon;
+    }
+    pos = next;
+  }
+  out.message = line.slice(pos);
+}
+
+function isTag(word: string): boolean {
+  if (word.endsWith(':')) return word.length > 1;
+  const open = word.indexOf('[');
+  return open > 0 && word.endsWith(']');
+}
+
+/** `Mmm dd hh:mm:ss` (day space-padded) → timestamp and the position after it. */
+function parse3164Timestamp(line: string, pos: number, opts: SyslogOptions): [Timestamp, number] | undefined {
+  const month = MONTHS.indexOf(line.slice(pos, pos + 3));
+  if (month < 0 || line[pos + 3] !== ' ') return undefined;
+  let p = pos + 4;
+  if (line[p] === ' ') p++;
+  let day = 0;
+  const dayStart = p;
+  while (isDigit(line.charCodeAt(p)) && p - dayStart < 2) day = day * 10 + line.charCodeAt(p++) - 0x30;
+  if (p === dayStart || line[p] !== ' ') return undefined;
+  p++;
+  const hms = line.slice(p, p + 8);
+  if (hms.length !== 8 || hms[2] !== ':' || hms[5] !== ':') return undefined;
+  const h = Number(hms.slice(0, 2));
+  const m = Number(hms.slice(3, 5));
+  const s = Number(hms.slice(6, 8));
+  if (!Number.isInteger(h) || !Number.isInteger(m) || !Number.isInteger(s)) return undefined;
+  p += 8;
+  let ms = 0;
+  if (line[p] === '.') {
+    let q = p + 1;
+    while (isDigit(line.charCodeAt(q))) q++;
+    ms = Math.floor(Number('0' + line.slice(p, q)) * 1000);
+    p = q;
+  }
+  const now = new Date(opts.now ? opts.now() : Date.now());
+  const local = opts.zone === 'local';
+  const nowYear = local ? now.getFullYear() : now.getUTCFullYear();
+  const nowMonth = local ? now.getMonth() : now.getUTCMonth();
+  // no year on the wire: a December message read in January belongs to last year
+  const year = nowMonth === 0 && month === 11 ? nowYear - 1 : nowYear;
+  const t = local ? new Date(year, month, day, h, m, s, ms).getTime() : Date.UTC(year, month, day, h, m, s, ms);
+  return [new Timestamp(t, 0), p];
+}
+
+/** Writes a parsed message into event fields (Vector's legacy layout). */
+export function syslogToFields(msg: SyslogMessage, messageKey: string, timestampKey: string): ObjectValue {
+  const f: ObjectValue = {};
+  f[messageKey] = msg.message;
+  if (msg.timestamp) f[timestampKey] = msg.timestamp;
+  if (msg.hostname !== undefined) f.hostname = msg.hostname;
+  if (msg.severity !== undefined) f.severity = msg.severity;
+  if (msg.facility !== undefined) f.facility = msg.facility;
+  if (msg.version !== undefined) f.version = msg.version;
+  if (msg.appname !== undefined) f.appname = msg.appname;
+  if (msg.msgid !== undefined) f.msgid = msg.msgid;
+  if (msg.procid !== undefined) f.procid = msg.procid;
+  if (msg.structuredData) for (const [id, params] of msg.structuredData) f[id] = { ...params };
+  return f;
+}

@@ -1,0 +1,185 @@
+/**
+ * The one outbound HTTP client of the HTTP-based sinks: ky over undici's fetch with keep-alive
+ * agents, TLS per spec 01 §2.1 and proxies per {@link resolveProxy}. It sends one request and
+ * returns one response: no retries, no timeouts (the sink's retry layer owns both), no redirects.
+ */
+import { readFileSync } from 'node:fs';
+import { isIP } from 'node:net';
+import { type ConnectionOptions, connect as tlsConnect } from 'node:tls';
+import ky, { type KyInstance } from 'ky';
+import { Agent, type Dispatcher, ProxyAgent, buildConnector, fetch as undiciFetch } from 'undici';
+import type { TlsConfig } from '../config/shared.js';
+import { type ProxySettings, proxyFor } from './proxy.js';
+import { tlsConnectOptions } from './tls.js';
+
+/** `weir/<version>`, the default User-Agent (reference sinks §0.4). */
+export const USER_AGENT = `weir/${packageVersion()}`;
+
+function packageVersion(): string {
+  for (const rel of ['../../package.json', '../../../package.json']) {
+    try {
+      const pkg = JSON.parse(readFileSync(new URL(rel, import.meta.url), 'utf8')) as { name?: string; version?: string };
+      if (pkg.name === 'weir' && pkg.version) return pkg.version;
+    } catch {
+      // try the next layout (sources vs dist/)
+    }
+  }
+  return '0.0.0';
+}
+
+export interface HttpClientOptions {
+  readonly tls?: TlsConfig | undefined;
+  readonly proxy?: ProxySettings | undefined;
+  /** Sent with every request unless the request sets the same header. */
+  readonly headers?: Readonly<Record<string, string>>;
+}
+
+export interface HttpRequest {
+  readonly url: string;
+  readonly method: string;
+  readonly headers?: Readonly<Record<string, string>>;
+  readonly body?: Buffer | undefined;
+  readonly signal?: AbortSignal | undefined;
+}
+
+/** A response with its body read (bounded), so the connection returns to the pool at once. */
+export interface HttpResponse {
+  readonly status: number;
+  readonly headers: Headers;
+  /** The first {@link MAX_BODY_TEXT} characters of the body, for logs and protocol replies. */
+  readonly body: string;
+}
+
+export const MAX_BODY_TEXT = 64 * 1024;
+
+export interface HttpClient {
+  send(req: HttpRequest): Promise<HttpResponse>;
+  /** Closes pooled connections. */
+  close(): Promise<void>;
+}
+
+/** An error before any response: connection refused or reset, TLS failure, abort. Retriable. */
+export class TransportError extends Error {
+  override readonly name = 'TransportError';
+  constructor(
+    message: string,
+    override readonly cause: unknown,
+  ) {
+    super(message);
+  }
+}
+
+/** Innermost cause message of fetch's wrapped errors (`fetch failed` says nothing). */
+function causeMessage(err: unknown): string {
+  let e = err as { message?: string; cause?: unknown; code?: string } | undefined;
+  let msg = e?.message ?? String(err);
+  while (e && e.cause && typeof e.cause === 'object') {
+    e = e.cause as typeof e;
+    if (e?.message) msg = e.code ? `${e.message} (${e.code})` : e.message;
+  }
+  return msg;
+}
+
+/** undici's connector pins ALPN to http/1.1; with `tls.alpn_protocols` set, TLS sockets are made here. */
+function connector(tls: ConnectionOptions): buildConnector.connector {
+  const base = buildConnector(tls as buildConnector.BuildOptions);
+  const alpn = tls.ALPNProtocols;
+  if (!alpn) return base;
+  return (opts, callback) => {
+    if (opts.protocol !== 'https:') return base(opts, callback);
+    const servername = tls.servername ?? opts.servername ?? (isIP(opts.hostname) ? undefined : opts.hostname);
+    const socket = tlsConnect({
+      ...tls,
+      ALPNProtocols: alpn,
+      host: opts.hostname,
+      port: Number(opts.port) || 443,
+      ...(servername ? { servername } : {}),
+      ...(opts.httpSocket ? { socket: opts.httpSocket as import('node:net').Socket } : {}),
+    });
+    socket.setKeepAlive(true, 60_000).setNoDelay(true);
+    let done = false;
+    const timer = setTimeout(() => socket.destroy(new Error('connect timeout')), CONNECT_TIMEOUT_MS);
+    socket.once('secureConnect', () => {
+      clearTimeout(timer);
+      if (!done) ((done = true), callback(null, socket));
+    });
+    socket.once('error', (err) => {
+      clearTimeout(timer);
+      if (!done) ((done = true), callback(err, null));
+    });
+    return socket;
+  };
+}
+
+/** undici's default connect timeout. */
+const CONNECT_TIMEOUT_MS = 10_000;
+
+/** Builds a client; TLS files are read here, so bad settings fail at build time. */
+export function createHttpClient(opts: HttpClientOptions = {}): HttpClient {
+  const connect: ConnectionOptions = tlsConnectOptions(opts.tls);
+  const direct = new Agent({ connect: connector(connect) });
+  const proxied = new Map<string, ProxyAgent>();
+  const dispatcherFor = (url: URL): Dispatcher => {
+    const proxy = proxyFor(opts.proxy, url);
+    if (proxy === undefined) return direct;
+    let agent = proxied.get(proxy);
+    if (!agent) {
+      agent = new ProxyAgent({ uri: proxy, requestTls: connect as ProxyAgent.Options['requestTls'] });
+      proxied.set(proxy, agent);
+    }
+    return agent;
+  };
+  // ky builds a WHATWG Request of Node's own fetch; undici's fetch needs plain arguments
+  const fetchViaUndici = async (input: Request | URL | string, init?: RequestInit): Promise<Response> => {
+    const req = input instanceof Request ? input : new Request(input, init);
+    const url = new URL(req.url);
+    const body = req.body ? Buffer.from(await req.arrayBuffer()) : undefined;
+    const res = await undiciFetch(url, {
+      method: req.method,
+      headers: [...req.headers],
+      body,
+      signal: req.signal,
+      redirect: 'manual',
+      dispatcher: dispatcherFor(url),
+    });
+    return res as unknown as Response;
+  };
+  const client: KyInstance = ky.create({
+    retry: 0,
+    timeout: false,
+    throwHttpErrors: false,
+    fetch: fetchViaUndici,
+    headers: { 'user-agent': USER_AGENT, 'accept-encoding': 'identity', ...opts.headers },
+  });
+  return {
+    async send(req) {
+      let res: Response;
+      try {
+        res = await client(req.url, {
+          method: req.method,
+          ...(req.headers ? { headers: req.headers as Record<string, string> } : {}),
+          ...(req.body ? { body: req.body } : {}),
+          ...(req.signal ? { signal: req.signal } : {}),
+        });
+      } catch (err) {
+        throw new TransportError(causeMessage(err), err);
+      }
+      let text = '';
+      try {
+        text = req.method === 'HEAD' ? '' : await res.text();
+      } catch (err) {
+        throw new TransportError(`reading the response body: ${causeMessage(err)}`, err);
+      }
+      return { status: res.status, headers: res.headers, body: text.length > MAX_BODY_TEXT ? text.slice(0, MAX_BODY_TEXT) : text };
+    },
+    async close() {
+      await Promise.all([direct.close(), ...[...proxied.values()].map((a) => a.close())]);
+    },
+  };
+}
+
+/** `Authorization` header for `auth.strategy` basic or bearer (reference sinks §0.4). */
+export function authorizationHeader(auth: { strategy: 'basic'; user: string; password?: string | undefined } | { strategy: 'bearer'; token: string }): string {
+  if (auth.strategy === 'basic') return `Basic ${Buffer.from(`${auth.user}:${auth.password ?? ''}`).toString('base64')}`;
+  return `Bearer ${auth.token}`;
+}

@@ -1,0 +1,94 @@
+/**
+ * The remap language (VRL-compatible): `compile(source)` type-checks a program once and returns a
+ * {@link Program} whose `run` executes the compiled closures on one event.
+ */
+import type { ObjectValue, Value } from '../lib/value.js';
+import { Compiler, type ReadOnlyPath } from './compiler.js';
+import { CompileError, type Diagnostic, formatDiagnostics } from './diagnostic.js';
+import type { FnDef } from './function.js';
+import type { Kind } from './kind.js';
+import { ParseFail, parseProgram } from './parser.js';
+import { AbortSignal, Ctx, ReturnSignal, VrlError } from './runtime.js';
+import { stdlib } from './stdlib/index.js';
+
+export { CompileError, type Diagnostic, formatDiagnostics } from './diagnostic.js';
+export type { FnDef } from './function.js';
+
+export interface CompileOptions {
+  /** Zone for functions that parse or format local times (`local`, IANA name); default UTC. */
+  readonly timezone?: string;
+  /** Extra functions next to the standard library. */
+  readonly functions?: readonly FnDef[];
+  /** Paths the program must not assign (E315). */
+  readonly readOnly?: readonly ReadOnlyPath[];
+  /** Known kind of the event before the program runs. */
+  readonly targetKind?: Kind;
+}
+
+/** Outcome of one run. `target`/`meta` are the event and metadata after the program. */
+export type RunResult =
+  | { readonly ok: true; readonly value: Value; readonly target: Value; readonly meta: Value }
+  | { readonly ok: false; readonly aborted: boolean; readonly error: string; readonly target: Value; readonly meta: Value };
+
+/** A compiled program; immutable and reusable across events. */
+export class Program {
+  constructor(
+    private readonly exec: (ctx: Ctx) => Value,
+    private readonly slots: number,
+    /** Warnings found at compile time (e.g. `!` on an infallible call). */
+    readonly warnings: readonly Diagnostic[],
+    private readonly tz: string | undefined,
+    /** Whether the program can abort (explicit `abort`, `!` calls): for drop_on_abort. */
+    readonly source: string,
+  ) {}
+
+  /** Runs on an event (mutated in place when it is an object) and its metadata. */
+  run(target: Value, meta: Value = {}): RunResult {
+    const vars = new Array<Value>(this.slots).fill(null);
+    const ctx = new Ctx(target, meta, vars, this.tz);
+    try {
+      const value = this.exec(ctx);
+      return { ok: true, value, target: ctx.target, meta: ctx.meta };
+    } catch (x) {
+      if (x instanceof ReturnSignal) return { ok: true, value: x.value, target: ctx.target, meta: ctx.meta };
+      if (x instanceof AbortSignal) return { ok: false, aborted: true, error: x.message ?? 'aborted', target: ctx.target, meta: ctx.meta };
+      if (x instanceof VrlError) return { ok: false, aborted: false, error: x.message, target: ctx.target, meta: ctx.meta };
+      throw x;
+    }
+  }
+}
+
+let defaultFunctions: Map<string, FnDef> | undefined;
+function functionsWith(extra?: readonly FnDef[]): Map<string, FnDef> {
+  defaultFunctions ??= new Map(stdlib.map((f) => [f.name, f]));
+  if (!extra || extra.length === 0) return defaultFunctions;
+  const m = new Map(defaultFunctions);
+  for (const f of extra) m.set(f.name, f);
+  return m;
+}
+
+/** Names of every built-in function. */
+export function functionNames(): string[] {
+  return [...functionsWith().keys()].sort();
+}
+
+/** Compiles a program; throws {@link CompileError} (with VRL diagnostics) when it is rejected. */
+export function compile(source: string, options: CompileOptions = {}): Program {
+  let exprs;
+  try {
+    exprs = parseProgram(source);
+  } catch (e) {
+    if (e instanceof ParseFail) throw new CompileError([e.diagnostic], source);
+    throw e;
+  }
+  const c = new Compiler(source, {
+    functions: functionsWith(options.functions),
+    ...(options.readOnly ? { readOnly: options.readOnly } : {}),
+    ...(options.targetKind ? { targetKind: options.targetKind } : {}),
+  });
+  const prog = c.program(exprs);
+  if (c.diags.length > 0) throw new CompileError(c.diags, source);
+  return new Program(prog.run, prog.slots, prog.warnings, options.timezone, source);
+}
+
+export type { ObjectValue };

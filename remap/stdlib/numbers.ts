@@ -1,0 +1,114 @@
+/** Number functions: floor, ceil, round, abs, mod, format_int, format_number, parse_int. */
+import { type Value, Float } from '../../lib/value.js';
+import { type ArgInfo, type FnDef, defineFunction } from '../function.js';
+import * as K from '../kind.js';
+import { opRem } from '../runtime.js';
+import { fail, num, optInt } from './util.js';
+
+const N = K.INTEGER | K.FLOAT;
+const sameKind = (args: readonly ArgInfo[]): K.Kind => (args[0]!.kind.isOnly(K.INTEGER) ? K.K_INTEGER : args[0]!.kind.isOnly(K.FLOAT) ? K.K_FLOAT : K.k(N));
+
+function rounding(name: string, f: (x: number) => number): FnDef {
+  return defineFunction({
+    name,
+    params: [
+      { name: 'value', kind: N, required: true },
+      { name: 'precision', kind: K.INTEGER },
+    ],
+    returns: sameKind,
+    call: ([v, p]) => {
+      if (typeof v === 'number') return v;
+      const prec = optInt(p, 0);
+      const m = Math.pow(10, prec);
+      return new Float(f(num(v) * m) / m);
+    },
+  });
+}
+
+/** Rounds half away from zero, as Rust's f64::round. */
+const roundHalfAway = (x: number): number => (x < 0 ? -Math.round(-x) : Math.round(x));
+
+export const numberFunctions: readonly FnDef[] = [
+  rounding('floor', Math.floor),
+  rounding('ceil', Math.ceil),
+  rounding('round', roundHalfAway),
+  defineFunction({
+    name: 'abs',
+    params: [{ name: 'value', kind: N, required: true }],
+    returns: sameKind,
+    call: ([v]) => (typeof v === 'number' ? Math.abs(v) : new Float(Math.abs(num(v)))),
+  }),
+  defineFunction({
+    name: 'mod',
+    params: [
+      { name: 'value', kind: N, required: true },
+      { name: 'modulus', kind: N, required: true },
+    ],
+    fallible: (args) => {
+      const m = args[1]!;
+      return !(m.isConstant && num(m.constant) !== 0 && !Number.isNaN(num(m.constant)));
+    },
+    returns: (args) => (args[0]!.kind.isOnly(K.INTEGER) && args[1]!.kind.isOnly(K.INTEGER) ? K.K_INTEGER : K.k(N)),
+    call: ([v, m]) => opRem(v!, m!),
+  }),
+  defineFunction({
+    name: 'format_int',
+    params: [
+      { name: 'value', kind: K.INTEGER, required: true },
+      { name: 'base', kind: K.INTEGER },
+    ],
+    fallible: true,
+    returns: K.K_BYTES,
+    call: ([v, b]) => {
+      const base = optInt(b, 10);
+      if (base < 2 || base > 36) return fail('base must be between 2 and 36 (inclusive)');
+      return (v as number).toString(base);
+    },
+  }),
+  defineFunction({
+    name: 'format_number',
+    params: [
+      { name: 'value', kind: N, required: true },
+      { name: 'scale', kind: K.INTEGER },
+      { name: 'decimal_separator', kind: K.BYTES },
+      { name: 'grouping_separator', kind: K.BYTES },
+    ],
+    returns: K.K_BYTES,
+    call: ([v, s, d, g]) => {
+      const n = num(v);
+      let text = s === undefined || s === null ? String(n) : n.toFixed(s as number);
+      const neg = text.startsWith('-');
+      if (neg) text = text.slice(1);
+      let [int, frac] = text.split('.') as [string, string | undefined];
+      if (typeof g === 'string') int = int.replace(/\B(?=(\d{3})+(?!\d))/g, g);
+      return (neg ? '-' : '') + int + (frac !== undefined ? (typeof d === 'string' ? d : '.') + frac : '');
+    },
+  }),
+  defineFunction({
+    name: 'parse_int',
+    params: [
+      { name: 'value', kind: K.BYTES, required: true },
+      { name: 'base', kind: K.INTEGER },
+    ],
+    fallible: true,
+    returns: K.K_INTEGER,
+    call: ([v, b]) => {
+      let s = v as string;
+      let base = b === undefined || b === null ? 10 : (b as number);
+      if (b === undefined || b === null) {
+        const m = /^(-?)0([xbo])(.*)$/i.exec(s);
+        if (m) {
+          base = m[2]!.toLowerCase() === 'x' ? 16 : m[2]!.toLowerCase() === 'b' ? 2 : 8;
+        } else if (/^-?0\d/.test(s)) {
+          base = 8;
+        }
+      }
+      if (base < 2 || base > 36) return fail('invalid base');
+      const digits = '0123456789abcdefghijklmnopqrstuvwxyz'.slice(0, base);
+      const body = s.replace(/^[-+]/, '').toLowerCase();
+      if (body === '' || [...body].some((c) => !digits.includes(c))) return fail('could not parse integer: invalid digit found in string');
+      const r = parseInt(s, base);
+      return r as Value;
+    },
+  }),
+];

@@ -1,0 +1,38 @@
+/** parse_json / encode_json. */
+import type { Value } from '../../lib/value.js';
+import { type FnDef, defineFunction } from '../function.js';
+import * as K from '../kind.js';
+import { encodeJson, fail, parseJsonText } from './util.js';
+
+/** Kind of any JSON document. */
+export const JSON_KIND = K.k(K.BYTES | K.INTEGER | K.FLOAT | K.BOOLEAN | K.NULL | K.OBJECT | K.ARRAY);
+
+export const jsonFunctions: readonly FnDef[] = [
+  defineFunction({
+    name: 'parse_json',
+    params: [
+      { name: 'value', kind: K.BYTES, required: true },
+      { name: 'max_depth', kind: K.INTEGER },
+      { name: 'lossy', kind: K.BOOLEAN },
+    ],
+    fallible: true,
+    returns: JSON_KIND,
+    call: ([v, d]) => {
+      let depth = 128;
+      if (typeof d === 'number') {
+        if (d < 1 || d > 128) return fail('max_depth value should be greater than 0 and less than 128, got ' + d);
+        depth = d;
+      }
+      return parseJsonText(v as string, depth);
+    },
+  }),
+  defineFunction({
+    name: 'encode_json',
+    params: [
+      { name: 'value', kind: K.ALL, required: true },
+      { name: 'pretty', kind: K.BOOLEAN },
+    ],
+    returns: K.K_BYTES,
+    call: ([v, p]) => encodeJson(v as Value, p === true),
+  }),
+];

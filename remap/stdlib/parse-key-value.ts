@@ -1,0 +1,191 @@
+/** parse_key_value (logfmt-like) and encode_key_value / encode_logfmt. */
+import { type ObjectValue, type Value, isObject } from '../../lib/value.js';
+import { type FnDef, FunctionCompileError, defineFunction } from '../function.js';
+import * as K from '../kind.js';
+import { fail, optStr, scalarToString } from './util.js';
+import { encodeJson } from './util.js';
+
+interface Cursor {
+  s: string;
+  i: number;
+}
+
+const isSpace = (c: string | undefined): boolean => c === ' ' || c === '\t';
+
+function skipSpaces(c: Cursor): void {
+  while (isSpace(c.s[c.i])) c.i++;
+}
+
+/** Field delimiter at the cursor (a run of spaces for " "); returns its length, 0 if none. */
+function fieldDelimAt(c: Cursor, fd: string, at = c.i): number {
+  const s = c.s;
+  if (fd === ' ') {
+    let j = at;
+    while (s.startsWith(' ', j)) j++;
+    return j - at;
+  }
+  let j = at;
+  while (s[j] === ' ') j++;
+  return s.startsWith(fd, j) ? j - at + fd.length : 0;
+}
+
+function unescapeQuoted(raw: string): string {
+  return raw.replace(/\\(["n\\])/g, (_m, ch: string) => (ch === 'n' ? '\n' : ch));
+}
+
+/** A quoted token followed by `term` (or end); undefined when the cursor is not at one. */
+function quoted(c: Cursor, q: string, term: string, fd: string): string | undefined {
+  const s = c.s;
+  if (s[c.i] !== q) return undefined;
+  let j = c.i + 1;
+  while (j < s.length && s[j] !== q) j += s[j] === '\\' ? 2 : 1;
+  if (j >= s.length) return undefined;
+  const end = j + 1;
+  let k = end;
+  // must be followed by the terminator, a field delimiter or the end
+  const rest = s.slice(k);
+  const okTerm = (term === ' ' ? /^ +/.test(rest) : rest.replace(/^ */, '').startsWith(term)) || fieldDelimAt(c, fd, k) > 0 || /^ *$/.test(rest);
+  if (!okTerm) return undefined;
+  k = end;
+  const inner = s.slice(c.i + 1, j);
+  c.i = k;
+  return unescapeQuoted(inner);
+}
+
+function untilDelim(c: Cursor, d: string): string {
+  const idx = c.s.indexOf(d, c.i);
+  const end = idx < 0 ? c.s.length : idx;
+  const out = c.s.slice(c.i, end);
+  c.i = end;
+  return out.trim();
+}
+
+/** Parses `k=v k2="v 2"` lines; duplicate keys collect into arrays. */
+export function parseKeyValue(input: string, kvd: string, fd: string, lenient: boolean, standalone: boolean): ObjectValue {
+  const c: Cursor = { s: input, i: 0 };
+  const out: ObjectValue = {};
+  const add = (k: string, v: Value): void => {
+    if (!Object.prototype.hasOwnProperty.call(out, k)) out[k] = v;
+    else {
+      const cur = out[k]!;
+      out[k] = Array.isArray(cur) ? [...cur, v] : [cur, v];
+    }
+  };
+  let first = true;
+  for (;;) {
+    if (!first) {
+      const n = fieldDelimAt(c, fd);
+      if (n === 0) break;
+      c.i += n;
+    }
+    first = false;
+    skipSpaces(c);
+    if (c.i >= input.length) break;
+    // key
+    const start = c.i;
+    let key = quoted(c, '"', kvd, fd) ?? quoted(c, "'", kvd, fd);
+    if (key === undefined) {
+      c.i = start;
+      const kIdx = input.indexOf(kvd, c.i);
+      const fIdx = fd === ' ' ? input.slice(c.i).search(/ /) : input.indexOf(fd, c.i);
+      const fAbs = fd === ' ' ? (fIdx < 0 ? -1 : c.i + fIdx) : fIdx;
+      if (standalone && (kIdx < 0 || (fAbs >= 0 && fAbs < kIdx))) {
+        key = untilDelim(c, fd);
+      } else key = untilDelim(c, kvd);
+    }
+    if (key === '') break;
+    // delimiter
+    let save = c.i;
+    if (lenient) skipSpaces(c);
+    if (input.startsWith(kvd, c.i)) {
+      c.i += kvd.length;
+      if (lenient) skipSpaces(c);
+    } else {
+      c.i = save;
+      if (!standalone) break;
+      add(key, true);
+      continue;
+    }
+    save = c.i;
+    let value = quoted(c, "'", fd, fd) ?? quoted(c, '"', fd, fd);
+    if (value === undefined) {
+      c.i = save;
+      value = untilDelim(c, fd);
+    }
+    add(key, value);
+  }
+  if (input.slice(c.i).trim() !== '') fail('could not parse whole line successfully');
+  return out;
+}
+
+function kvText(v: Value): string {
+  const s = scalarToString(v) ?? encodeJson(v);
+  return /[\s"=]/.test(s) || s === '' ? JSON.stringify(s) : s;
+}
+
+function flattenFor(v: Value, prefix: string, out: [string, Value][]): void {
+  if (isObject(v)) {
+    for (const k of Object.keys(v).sort()) flattenFor(v[k]!, prefix ? `${prefix}.${k}` : k, out);
+  } else if (Array.isArray(v)) v.forEach((x, i) => flattenFor(x, `${prefix}[${i}]`, out));
+  else out.push([prefix, v]);
+}
+
+function encodeKv(v: ObjectValue, order: Value[] | undefined, kvd: string, fd: string, flatten: boolean): string {
+  const pairs: [string, Value][] = [];
+  if (flatten) flattenFor(v, '', pairs);
+  else for (const k of Object.keys(v).sort()) pairs.push([k, v[k]!]);
+  const ordered: [string, Value][] = [];
+  if (order) {
+    for (const f of order) {
+      const idx = pairs.findIndex(([k]) => k === f);
+      if (idx >= 0) ordered.push(...pairs.splice(idx, 1));
+    }
+  }
+  ordered.push(...pairs);
+  return ordered.map(([k, x]) => (x === true && false ? k : `${k}${kvd}${kvText(x)}`)).join(fd);
+}
+
+export const keyValueFunctions: readonly FnDef[] = [
+  defineFunction({
+    name: 'parse_key_value',
+    params: [
+      { name: 'value', kind: K.BYTES, required: true },
+      { name: 'key_value_delimiter', kind: K.BYTES },
+      { name: 'field_delimiter', kind: K.BYTES },
+      { name: 'whitespace', kind: K.BYTES },
+      { name: 'accept_standalone_key', kind: K.BOOLEAN },
+    ],
+    fallible: true,
+    prepare: (args) => {
+      const w = args[3]!;
+      if (w.present && w.isConstant && w.constant !== 'lenient' && w.constant !== 'strict') throw new FunctionCompileError('unknown whitespace variant', 'whitespace');
+      return undefined;
+    },
+    returns: K.objectOf(K.k(K.BOOLEAN | K.BYTES | K.ARRAY)),
+    call: ([v, kvd, fd, ws, sa]) =>
+      parseKeyValue(v as string, optStr(kvd, '='), optStr(fd, ' '), optStr(ws, 'lenient') !== 'strict', sa !== false),
+  }),
+  defineFunction({
+    name: 'encode_key_value',
+    params: [
+      { name: 'value', kind: K.OBJECT, required: true },
+      { name: 'fields_ordering', kind: K.ARRAY },
+      { name: 'key_value_delimiter', kind: K.BYTES },
+      { name: 'field_delimiter', kind: K.BYTES },
+      { name: 'flatten_boolean', kind: K.BOOLEAN },
+    ],
+    fallible: true,
+    returns: K.K_BYTES,
+    call: ([v, o, kvd, fd]) => encodeKv(v as ObjectValue, o as Value[] | undefined, optStr(kvd, '='), optStr(fd, ' '), true),
+  }),
+  defineFunction({
+    name: 'encode_logfmt',
+    params: [
+      { name: 'value', kind: K.OBJECT, required: true },
+      { name: 'fields_ordering', kind: K.ARRAY },
+    ],
+    fallible: true,
+    returns: K.K_BYTES,
+    call: ([v, o]) => encodeKv(v as ObjectValue, o as Value[] | undefined, '=', ' ', true),
+  }),
+];

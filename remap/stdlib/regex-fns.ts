@@ -1,0 +1,93 @@
+/** Regex functions: match, match_any, parse_regex, parse_regex_all. */
+import type { ObjectValue, Value } from '../../lib/value.js';
+import { type ArgInfo, type FnDef, defineFunction } from '../function.js';
+import * as K from '../kind.js';
+import { globalOf, jsSource } from '../regex.js';
+import { fail } from './util.js';
+
+/** Named groups of a pattern, in order, and the number of groups. */
+function groupInfo(re: RegExp): { names: string[]; count: number } {
+  const m = new RegExp(jsSource(re) + '|', re.flags.replace('g', '')).exec('')!;
+  const names = m.groups ? Object.keys(m.groups) : [];
+  return { names, count: m.length };
+}
+
+/** Object of one match: numbered groups (participating ones, renumbered) then named groups. */
+function captures(m: RegExpExecArray, names: string[], numeric: boolean): ObjectValue {
+  const out: ObjectValue = {};
+  if (numeric) {
+    let idx = 0;
+    for (let i = 0; i < m.length; i++) if (m[i] !== undefined) out[String(idx++)] = m[i]!;
+  }
+  for (const n of names) out[n] = m.groups?.[n] ?? null;
+  return out;
+}
+
+function regexKind(args: readonly ArgInfo[]): K.Kind {
+  const p = args[1]!;
+  if (!p.isConstant || !(p.constant instanceof RegExp)) return K.objectOf(K.k(K.BYTES | K.NULL));
+  const { names, count } = groupInfo(p.constant);
+  const fields = new Map<string, K.Kind>();
+  for (let i = 0; i < count; i++) fields.set(String(i), K.k(K.BYTES | K.NULL));
+  for (const n of names) fields.set(n, K.K_BYTES);
+  return K.objectKind(fields);
+}
+
+export const regexFunctions: readonly FnDef[] = [
+  defineFunction({
+    name: 'match',
+    params: [
+      { name: 'value', kind: K.BYTES, required: true },
+      { name: 'pattern', kind: K.REGEX, required: true },
+    ],
+    returns: K.K_BOOLEAN,
+    call: ([v, p]) => {
+      const re = p as RegExp;
+      re.lastIndex = 0;
+      return re.test(v as string);
+    },
+  }),
+  defineFunction({
+    name: 'match_any',
+    params: [
+      { name: 'value', kind: K.BYTES, required: true },
+      { name: 'patterns', kind: K.ARRAY, required: true },
+    ],
+    returns: K.K_BOOLEAN,
+    call: ([v, ps]) => (ps as Value[]).some((p) => p instanceof RegExp && ((p.lastIndex = 0), p.test(v as string))),
+  }),
+  defineFunction({
+    name: 'parse_regex',
+    params: [
+      { name: 'value', kind: K.BYTES, required: true },
+      { name: 'pattern', kind: K.REGEX, required: true },
+      { name: 'numeric_groups', kind: K.BOOLEAN },
+    ],
+    fallible: true,
+    returns: regexKind,
+    call: ([v, p, n]) => {
+      const re = p as RegExp;
+      const { names } = groupInfo(re);
+      const m = new RegExp(re, re.flags.replace('g', '')).exec(v as string);
+      if (!m) return fail('could not find any pattern matches');
+      return captures(m, names, n === true);
+    },
+  }),
+  defineFunction({
+    name: 'parse_regex_all',
+    params: [
+      { name: 'value', kind: K.BYTES, required: true },
+      { name: 'pattern', kind: K.REGEX, required: true },
+      { name: 'numeric_groups', kind: K.BOOLEAN },
+    ],
+    fallible: true,
+    returns: (args) => K.arrayOf(regexKind(args)),
+    call: ([v, p, n]) => {
+      const re = p as RegExp;
+      const { names } = groupInfo(re);
+      const out: Value[] = [];
+      for (const m of (v as string).matchAll(globalOf(re))) out.push(captures(m as RegExpExecArray, names, n === true));
+      return out;
+    },
+  }),
+];

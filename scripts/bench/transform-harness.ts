@@ -1,0 +1,60 @@
+/**
+ * Shared harness of the transform benchmarks: pushes batches synchronously through an
+ * operator and prints events/s, MiB/s of input and peak RSS.
+ */
+import { type OperatorFunction, Subject } from 'rxjs';
+import type { EventBatch } from '../../lib/event.js';
+
+export interface BenchResult {
+  readonly name: string;
+  readonly events: number;
+  readonly seconds: number;
+  readonly eventsPerSec: number;
+  readonly mibPerSec: number;
+  readonly outEvents: number;
+  readonly peakRssMiB: number;
+}
+
+/**
+ * Runs the batches `next` produces (until undefined) through `op`, like a source would: each batch
+ * is built just before it is pushed. `bytes` returns the input size the MiB/s figure is based on.
+ */
+export function runBench(name: string, next: () => EventBatch | undefined, bytes: () => number, op: OperatorFunction<EventBatch, EventBatch>): BenchResult {
+  const input = new Subject<EventBatch>();
+  let outEvents = 0;
+  input.pipe(op).subscribe((b) => {
+    outEvents += b.length;
+  });
+  let events = 0;
+  const t0 = process.hrtime.bigint();
+  for (let b = next(); b !== undefined; b = next()) {
+    events += b.length;
+    input.next(b);
+  }
+  input.complete();
+  const seconds = Number(process.hrtime.bigint() - t0) / 1e9;
+  return {
+    name,
+    events,
+    seconds,
+    eventsPerSec: events / seconds,
+    mibPerSec: bytes() / 1024 / 1024 / seconds,
+    outEvents,
+    // maxRSS is in KiB
+    peakRssMiB: process.resourceUsage().maxRSS / 1024,
+  };
+}
+
+/** Prints one result line. */
+export function report(r: BenchResult): void {
+  console.log(
+    `${r.name}: ${r.events} events in ${r.seconds.toFixed(3)} s = ${Math.round(r.eventsPerSec).toLocaleString('en-US')} events/s, ` +
+      `${r.mibPerSec.toFixed(1)} MiB/s, out ${r.outEvents} events, peak RSS ${r.peakRssMiB.toFixed(1)} MiB`,
+  );
+}
+
+/** Event count from argv[2], else the default. */
+export function eventCount(dflt: number): number {
+  const n = Number(process.argv[2]);
+  return Number.isFinite(n) && n > 0 ? Math.floor(n) : dflt;
+}

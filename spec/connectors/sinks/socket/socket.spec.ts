@@ -1,0 +1,166 @@
+import { expect } from 'chai';
+import { createSocket } from 'node:dgram';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { type AddressInfo, type Server, type Socket, createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Subject, lastValueFrom, of, toArray } from 'rxjs';
+import * as v from 'valibot';
+import { mapIssue } from '../../../../lib/config/issues.js';
+import { type Delivery, EventMetadata, LogEvent } from '../../../../lib/event.js';
+import type { ObjectValue } from '../../../../lib/value.js';
+import { SocketSinkConfig, buildSocketSink, socketSink } from '../../../../connectors/sinks/socket/index.js';
+import { testSinkContext } from '../../../helpers/sink-context.js';
+import { until } from '../../../helpers/wait.js';
+
+const log = (fields: ObjectValue) => new LogEvent(fields, new EventMetadata('in', 'test'));
+const parse = (x: Record<string, unknown>) => v.parse(SocketSinkConfig, { type: 'socket', inputs: ['in'], ...x });
+
+interface Receiver {
+  server: Server;
+  port: number;
+  data: () => string;
+  connections: number;
+  sockets: Set<Socket>;
+  close(): Promise<void>;
+}
+
+function receiver(listenOn: number | string = 0): Promise<Receiver> {
+  let data = '';
+  const sockets = new Set<Socket>();
+  const r = { data: () => data, connections: 0, sockets } as Receiver;
+  const server = createServer((s) => {
+    r.connections++;
+    sockets.add(s);
+    s.on('data', (d: Buffer) => (data += d.toString('latin1')));
+    s.on('close', () => sockets.delete(s));
+  });
+  r.server = server;
+  r.close = () =>
+    new Promise((res) => {
+      for (const s of sockets) s.destroy();
+      server.close(() => res());
+    });
+  return new Promise((resolve) =>
+    (typeof listenOn === 'string' ? server.listen(listenOn) : server.listen(listenOn, '127.0.0.1')).once('listening', () => {
+      r.port = typeof listenOn === 'string' ? 0 : (server.address() as AddressInfo).port;
+      resolve(r);
+    }),
+  );
+}
+
+describe('socket sink', () => {
+  it('tcp: newline-framed json, one write per batch, delivered with bytes; ends the connection at completion', async () => {
+    const rx = await receiver();
+    const ctx = testSinkContext('socket');
+    const a = [log({ message: 'a' }), log({ message: 'b' })];
+    const ds = await lastValueFrom(of(a, [log({ message: 'c' })]).pipe(buildSocketSink(parse({ mode: 'tcp', address: `127.0.0.1:${rx.port}`, encoding: { codec: 'json' } }), ctx), toArray()));
+    await until(() => rx.data().split('\n').length === 4, 5000, 'three lines');
+    expect(rx.data()).to.equal('{"message":"a"}\n{"message":"b"}\n{"message":"c"}\n');
+    expect(ds[0]).to.deep.equal({ status: 'delivered', events: a, bytes: 32 });
+    expect(rx.connections).to.equal(1);
+    await until(() => rx.sockets.size === 0, 5000, 'connection ended');
+    await rx.close();
+  });
+
+  it('tcp: waits for the destination and reconnects after it drops the connection', async () => {
+    const rx0 = await receiver();
+    const port = rx0.port;
+    await rx0.close(); // nothing listens yet
+    const ctx = testSinkContext('socket');
+    const input = new Subject<LogEvent[]>();
+    const ds: Delivery[] = [];
+    input.pipe(buildSocketSink(parse({ mode: 'tcp', address: `127.0.0.1:${port}`, encoding: { codec: 'text' } }), ctx)).subscribe((d) => ds.push(d));
+    input.next([log({ message: 'early' })]);
+    await until(() => ctx.metric('component_errors_total', { error_type: 'connection_failed' }) >= 1, 5000, 'a failed attempt');
+    const rx = await receiver(port);
+    await until(() => rx.data() === 'early\n', 5000, 'delivery after the destination came up');
+    expect(ds.map((d) => d.status)).to.deep.equal(['delivered']);
+    for (const s of rx.sockets) s.destroy();
+    await new Promise((r) => setTimeout(r, 50));
+    input.next([log({ message: 'later' })]);
+    await until(() => rx.data() === 'early\nlater\n', 10_000, 'delivery on a new connection');
+    expect(rx.connections).to.equal(2);
+    input.complete();
+    await rx.close();
+  });
+
+  it('tcp: closes the demand gate while the socket cannot take more, reopens when it drains', async () => {
+    let paused: Socket | undefined;
+    let received = 0;
+    const server = createServer((s) => {
+      paused = s;
+      s.pause(); // a destination that does not read
+      s.on('data', (d: Buffer) => (received += d.length));
+    });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
+    const ctx = testSinkContext('socket');
+    const input = new Subject<LogEvent[]>();
+    const ds: Delivery[] = [];
+    input.pipe(buildSocketSink(parse({ mode: 'tcp', address: `127.0.0.1:${(server.address() as AddressInfo).port}`, encoding: { codec: 'text' } }), ctx)).subscribe((d) => ds.push(d));
+    const big = 'y'.repeat(4 * 1024 * 1024);
+    input.next([log({ message: big })]);
+    input.next([log({ message: big })]);
+    await until(() => paused !== undefined, 5000, 'connection');
+    await new Promise((r) => setTimeout(r, 100));
+    expect(ctx.demand.isOpen, 'closed while the kernel buffers are full').to.equal(false);
+    expect(ds).to.have.length(0);
+    paused!.resume();
+    await until(() => ds.length === 2, 10_000, 'both batches delivered');
+    expect(ctx.demand.isOpen).to.equal(true);
+    await until(() => received === 2 * (big.length + 1), 5000, 'all bytes');
+    input.complete();
+    await new Promise<void>((r) => server.close(() => r()));
+  });
+
+  it('unix: writes to a stream socket file', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'weir-sink-'));
+    const path = join(dir, 'out.sock');
+    try {
+      const rx = await receiver(path);
+      await lastValueFrom(of([log({ message: 'm' })]).pipe(buildSocketSink(parse({ mode: 'unix', path, encoding: { codec: 'raw_message' }, framing: { method: 'length_delimited' } }), testSinkContext('socket')), toArray()));
+      await until(() => rx.data().length === 5, 5000, 'frame');
+      expect(Buffer.from(rx.data(), 'latin1').toString('hex')).to.equal('000000016d');
+      await rx.close();
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('udp: one datagram per event, unframed by default', async () => {
+    const rx = createSocket('udp4');
+    const got: string[] = [];
+    rx.on('message', (m) => got.push(m.toString()));
+    await new Promise<void>((r) => rx.bind(0, '127.0.0.1', () => r()));
+    const ds = await lastValueFrom(
+      of([log({ message: 'x' }), log({ message: 'y' })]).pipe(buildSocketSink(parse({ mode: 'udp', address: `127.0.0.1:${rx.address().port}`, encoding: { codec: 'text' } }), testSinkContext('socket')), toArray()),
+    );
+    await until(() => got.length === 2, 5000, 'datagrams');
+    expect(got).to.deep.equal(['x', 'y']);
+    expect(ds).to.have.length(1);
+    expect(ds[0]!.bytes).to.equal(2);
+    rx.close();
+  });
+
+  it('healthcheck connects for tcp and fails when nothing listens', async () => {
+    const rx = await receiver();
+    await socketSink.healthcheck!(parse({ mode: 'tcp', address: `127.0.0.1:${rx.port}`, encoding: { codec: 'text' } }), testSinkContext('socket'));
+    const port = rx.port;
+    await rx.close();
+    let failed = false;
+    await socketSink.healthcheck!(parse({ mode: 'tcp', address: `127.0.0.1:${port}`, encoding: { codec: 'text' } }), testSinkContext('socket')).catch(() => (failed = true));
+    expect(failed).to.equal(true);
+  });
+
+  it('config errors name the option', () => {
+    const messages = (x: Record<string, unknown>) =>
+      (v.safeParse(SocketSinkConfig, { type: 'socket', inputs: ['in'], ...x }).issues ?? []).flatMap((i) => mapIssue(SocketSinkConfig, i)).map((m) => `${m.path}: ${m.message}`);
+    expect(messages({ mode: 'tcp', encoding: { codec: 'json' } })).to.deep.equal(['address: address is required when mode is "tcp"']);
+    expect(messages({ mode: 'unix', encoding: { codec: 'json' } })).to.deep.equal(['path: path is required when mode is "unix"']);
+    expect(messages({ mode: 'tcp', address: 'a:1', encoding: { codec: 'avro' } })[0]).to.match(/^encoding\.codec: must be one of "json"/);
+    expect(messages({ mode: 'udp', address: 'a:1', encoding: { codec: 'json' }, keepalive: { time_secs: 1 } })).to.deep.equal(['keepalive: keepalive applies only to tcp']);
+    expect(messages({ mode: 'tcp', address: 'a:1', encoding: { codec: 'json' }, framing: { method: 'newline_delimited', newline_delimited: { max_length: 1 } } })[0]).to.contain(
+      'max_length applies only where frames are decoded',
+    );
+  });
+});
