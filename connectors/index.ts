@@ -7,6 +7,9 @@ import { socketSource } from './sources/socket/index.js';
 import { stdinSource } from './sources/stdin/index.js';
 import { filterTransform } from './transforms/filter/index.js';
 import { routeTransform } from './transforms/route/index.js';
+import { reduceTransform } from './transforms/reduce/index.js';
+import { throttleTransform } from './transforms/throttle/index.js';
+import { tokenizerTransform } from './transforms/tokenizer/index.js';
 import { blackholeSink } from './sinks/blackhole/index.js';
 import { consoleSink } from './sinks/console/index.js';
 import { fileSink } from './sinks/file/index.js';
@@ -20,6 +23,9 @@ export const components: readonly ComponentDef[] = [
   stdinSource,
   filterTransform,
   routeTransform,
+  reduceTransform,
+  throttleTransform,
+  tokenizerTransform,
   blackholeSink,
   consoleSink,
   fileSink,

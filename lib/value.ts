@@ -21,6 +21,8 @@ const NS_PER_MS = 1_000_000;
 
 /** A UTC instant with nanosecond precision: whole epoch milliseconds plus 0..999999 ns. */
 export class Timestamp {
+  /** RFC 3339 text, formatted on first use: sources share one instance across a batch. */
+  private text: string | undefined = undefined;
   /** `ms` must be an integer; `ns` the sub-millisecond remainder in [0, 1e6). */
   constructor(
     readonly ms: number,
@@ -83,6 +85,9 @@ export class Timestamp {
   }
   /** RFC 3339 UTC with `Z` and 0, 3, 6 or 9 fraction digits: as few as represent the value. */
   toString(): string {
+    return (this.text ??= this.format());
+  }
+  private format(): string {
     const iso = new Date(this.ms).toISOString(); // YYYY-MM-DDTHH:MM:SS.mmmZ
     const msPart = this.ms - Math.floor(this.ms / 1000) * 1000;
     if (this.ns === 0) {

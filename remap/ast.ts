@@ -5,34 +5,41 @@ import type { Span } from './diagnostic.js';
 /** A path segment: field name, array index, or coalesced fields `(a | b)`. */
 export type Segment = { readonly field: string } | { readonly index: number } | { readonly coalesce: readonly string[] };
 
+/** What a path query starts from: the event, its metadata, a variable or any expression. */
 export type QueryTarget =
   | { readonly kind: 'event' }
   | { readonly kind: 'meta' }
   | { readonly kind: 'var'; readonly name: string; readonly span: Span }
   | { readonly kind: 'expr'; readonly expr: Expr };
 
+/** Left side of an assignment; `_` discards the value. */
 export type AssignTarget =
   | { readonly kind: 'noop'; readonly span: Span }
   | { readonly kind: 'event'; readonly path: readonly Segment[]; readonly span: Span }
   | { readonly kind: 'meta'; readonly path: readonly Segment[]; readonly span: Span }
   | { readonly kind: 'var'; readonly name: string; readonly path: readonly Segment[]; readonly span: Span };
 
+/** One call argument, positional or named. */
 export interface Arg {
   readonly name?: string;
   readonly nameSpan?: Span;
   readonly expr: Expr;
 }
 
+/** A call's trailing closure `-> |a, b| { ... }`; `_` parameters have an empty name. */
 export interface Closure {
   readonly params: readonly { readonly name: string; readonly span: Span }[];
   readonly body: Expr & { k: 'block' };
   readonly span: Span;
 }
 
+/** Literal text or a `{{ variable }}` segment of a string template. */
 export type TemplatePart = string | { readonly name: string; readonly path: readonly Segment[]; readonly span: Span };
 
+/** Binary operators, lowest precedence first in the parser's table. */
 export type Opcode = '??' | '||' | '&&' | '==' | '!=' | '<' | '<=' | '>' | '>=' | '|' | '+' | '-' | '*' | '/' | '%';
 
+/** An expression node; `span` is the [start, end) character range in the program. */
 export type Expr =
   | { readonly k: 'lit'; readonly value: Value; readonly span: Span }
   | { readonly k: 'template'; readonly parts: readonly TemplatePart[]; readonly span: Span }

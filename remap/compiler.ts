@@ -36,6 +36,7 @@ import {
   opSub,
 } from './runtime.js';
 
+/** A compiled expression: evaluates against one run's context; throws VrlError/AbortSignal/ReturnSignal. */
 export type Run = (ctx: Ctx) => Value;
 
 /** Result of compiling one expression. */
@@ -102,12 +103,14 @@ class Scope {
 /** Stops compiling the current root expression (a diagnostic was recorded). */
 class Skip extends Error {}
 
+/** A path the program may not assign (E315); `recursive` also protects everything below it. */
 export interface ReadOnlyPath {
   readonly meta: boolean;
   readonly path: readonly (string | number)[];
   readonly recursive: boolean;
 }
 
+/** What the compiler needs besides the source: the function table and optional restrictions. */
 export interface CompilerOptions {
   readonly functions: ReadonlyMap<string, FnDef>;
   readonly readOnly?: readonly ReadOnlyPath[];
@@ -115,11 +118,16 @@ export interface CompilerOptions {
   readonly targetKind?: Kind;
 }
 
+/** The compiler's output: the root closure, slot count, result kind and program traits. */
 export interface CompiledProgram {
   readonly run: (ctx: Ctx) => Value;
   readonly slots: number;
   readonly kind: Kind;
   readonly warnings: Diagnostic[];
+  /** The program assigns to or deletes from the event or its metadata. */
+  readonly mutatesExternal: boolean;
+  /** The program can stop early: `abort` or a `!` call. */
+  readonly abortable: boolean;
 }
 
 const COMPARISONS = new Set(['==', '!=', '<', '<=', '>', '>=']);
@@ -182,6 +190,14 @@ export function writePath(holder: Value | undefined, segs: readonly Segment[], i
 /** Removes the value at path (arrays close the gap); returns it or null. */
 function removeAt(root: Value, segs: readonly Segment[], compact: boolean): Value {
   if (segs.length === 0) return null;
+  const first = segs[0]!;
+  if (segs.length === 1 && 'field' in first) {
+    // hot path: a top-level field
+    if (!isObject(root) || !Object.prototype.hasOwnProperty.call(root, first.field)) return null;
+    const v = root[first.field]!;
+    delete root[first.field];
+    return v;
+  }
   const parent = readPath(root, segs.slice(0, -1));
   const last = segs[segs.length - 1]!;
   let out: Value = null;
@@ -273,6 +289,7 @@ const COERCERS: Record<number, [string, string, string]> = {
   [K.TIMESTAMP]: ['timestamp', 'to_unix_timestamp', 'now()'],
 };
 
+/** Compiles root expressions; collects every diagnostic rather than stopping at the first. */
 export class Compiler {
   readonly diags: Diagnostic[] = [];
   readonly warnings: Diagnostic[] = [];
@@ -280,6 +297,12 @@ export class Compiler {
   private slotNames: string[] = [];
   /** Variables whose assignment failed to compile: no "undefined variable" noise for them. */
   private skipVars = new Set<string>();
+  /** Event/metadata paths whose assignment failed to compile: queries of them fail silently. */
+  private skipQueries = new Set<string>();
+  private mutatesExternal = false;
+  /** Kinds of `return` values inside the closures being compiled (innermost last). */
+  private closureReturns: Kind[][] = [];
+  private abortable = false;
   /** First argument of the last compiled call whose kind is not verifiably accepted. */
   private lastArgKindError: { span: Span; param: string; want: number; got: number } | undefined;
 
@@ -326,7 +349,7 @@ export class Compiler {
             for (let i = 0; i < n; i++) v = runs[i]!(ctx);
             return v;
           };
-    return { run, slots: this.slotNames.length, kind, warnings: this.warnings };
+    return { run, slots: this.slotNames.length, kind, warnings: this.warnings, mutatesExternal: this.mutatesExternal, abortable: this.abortable };
   }
 
   private newSlot(name: string, scope: Scope): number {
@@ -365,8 +388,16 @@ export class Compiler {
         return this.array(e, st, sc);
       case 'object':
         return this.object(e, st, sc);
-      case 'block':
-        return this.block(e.exprs, st, new Scope(sc));
+      case 'block': {
+        const inner = new Scope(sc);
+        try {
+          return this.block(e.exprs, st, inner);
+        } catch (x) {
+          // a block that fails to compile leaves its variables defined (as VRL does): no follow-up noise
+          if (x instanceof Skip) for (const [n, slot] of inner.vars) if (!sc.lookup(n)) sc.vars.set(n, slot);
+          throw x;
+        }
+      }
       case 'group':
         if (e.expr.k === 'block') return this.block(e.expr.exprs, st, sc);
         return this.expr(e.expr, st, sc);
@@ -390,6 +421,7 @@ export class Compiler {
         const pre = this.pending.length;
         const c = this.expr(e.expr, st, sc);
         this.pending.length = pre;
+        this.closureReturns[this.closureReturns.length - 1]?.push(c.kind);
         const run = c.run;
         return {
           run: (ctx) => {
@@ -455,7 +487,7 @@ export class Compiler {
     const cs = e.items.map((x) => this.expr(x, st, sc));
     const items = new Map<number, Kind>();
     cs.forEach((c, i) => items.set(i, K.undefinedToNull(c.kind)));
-    const runs = cs.map((c, i) => (needsCopy(e.items[i]!) ? copying(c.run) : c.run));
+    const runs = cs.map((c, i) => (needsCopy(e.items[i]!, this.opts.functions) ? copying(c.run) : c.run));
     const fallible = cs.some((c) => c.fallible);
     if (cs.every((c) => c.isConstant)) {
       const v = cs.map((c) => c.constant!);
@@ -485,7 +517,7 @@ export class Compiler {
       const c = this.expr(x, st, sc);
       fields.set(key, K.undefinedToNull(c.kind));
       keys.push(key);
-      runs.push(needsCopy(x) ? copying(c.run) : c.run);
+      runs.push(needsCopy(x, this.opts.functions) ? copying(c.run) : c.run);
       fallible ||= c.fallible;
       if (c.isConstant) consts[key] = c.constant!;
       else allConst = false;
@@ -571,7 +603,8 @@ export class Compiler {
     return { run: (ctx) => !r(ctx), kind: K.K_BOOLEAN, fallible: c.fallible, isConstant: false };
   }
 
-  private op(e: Expr & { k: 'op' }, st: TypeState, sc: Scope): C {
+  /** `inPlace`: the `|=` form, whose left side is the assignment target and may be updated in place. */
+  private op(e: Expr & { k: 'op' }, st: TypeState, sc: Scope, inPlace = false): C {
     const pre = this.pending.length;
     if (COMPARISONS.has(e.op) && e.lhs.k === 'op' && COMPARISONS.has(e.lhs.op)) {
       this.diags.push(this.err(650, "comparison operators can't be chained together", [primary('', e.opSpan)], ['see documentation about comparisons at https://vrl.dev/expressions/#comparison']));
@@ -586,6 +619,7 @@ export class Compiler {
     }
     const lhs = this.expr(e.lhs, st, sc);
     if (e.op === '??') this.pending.length = pre;
+    const afterLhs = this.pending.length;
     const before = st.clone();
     const lrun = lhs.run;
     const lk = lhs.kind;
@@ -633,7 +667,8 @@ export class Compiler {
           const sub = st.clone();
           const rhs = this.expr(e.rhs, sub, sc);
           const rrun = rhs.run;
-          this.pending.length = Math.min(this.pending.length, pre + (lhs.fallible ? 1 : 0));
+          // the right side never runs: its fallibility does not count
+          this.pending.length = afterLhs;
           return result(
             (ctx) => {
               const l = lrun(ctx);
@@ -693,7 +728,8 @@ export class Compiler {
       }
       case '|': {
         const rhs = this.expr(e.rhs, st, sc);
-        const rrun = rhs.run;
+        // a merged-in query is copied: the result must not share containers with its source
+        const rrun = needsCopy(e.rhs, this.opts.functions) ? copying(rhs.run) : rhs.run;
         const rk = rhs.kind;
         const bad: Label[] = [];
         if (lk.bits !== 0 && !lk.has(K.OBJECT)) bad.push(primary('this expression must resolve to an object', e.lhs.span));
@@ -703,7 +739,21 @@ export class Compiler {
           this.fail(this.err(652, 'only objects can be merged', bad));
         }
         const fallible = lhs.fallible || rhs.fallible || (lk.bits !== 0 && !lk.isOnly(K.OBJECT)) || (rk.bits !== 0 && !rk.isOnly(K.OBJECT));
-        return result((ctx) => opMerge(lrun(ctx), rrun(ctx)), rk.bits === 0 ? lk : lk.bits === 0 ? rk : K.mergeObjects(lk, rk), fallible);
+        const mergedKind = rk.bits === 0 ? lk : lk.bits === 0 ? rk : K.mergeObjects(lk, rk);
+        if (inPlace) {
+          return result(
+            (ctx) => {
+              const l = lrun(ctx);
+              const r = rrun(ctx);
+              if (!isObject(l) || !isObject(r)) return opMerge(l, r);
+              for (const k in r) l[k] = r[k]!;
+              return l;
+            },
+            mergedKind,
+            fallible,
+          );
+        }
+        return result((ctx) => opMerge(lrun(ctx), rrun(ctx)), mergedKind, fallible);
       }
       case '/': {
         const rhs = this.expr(e.rhs, st, sc);
@@ -765,6 +815,7 @@ export class Compiler {
     let base: Kind;
     let get: Run;
     let fallible = false;
+    if ((t.kind === 'event' || t.kind === 'meta') && this.skipQueries.has(queryKey(t.kind, segs))) throw new Skip();
     if (t.kind === 'event') {
       base = st.target;
       get = (ctx) => ctx.target;
@@ -801,6 +852,7 @@ export class Compiler {
   }
 
   private abort(e: Expr & { k: 'abort' }, st: TypeState, sc: Scope): C {
+    this.abortable = true;
     const span = e.span;
     if (!e.message) {
       return {
@@ -849,33 +901,34 @@ export class Compiler {
 
   // ---------------------------------------------------------------- assignment
 
-  private targetKind(t: AssignTarget, st: TypeState, sc: Scope): Kind {
-    if (t.kind === 'noop') return K.ANY;
-    if (t.kind === 'event') return kindAt(st.target, t.path.map(toKSeg));
-    if (t.kind === 'meta') return kindAt(st.meta, t.path.map(toKSeg));
-    const slot = sc.lookup(t.name);
-    const base = slot === undefined ? K.K_UNDEFINED : st.locals.get(slot) ?? K.K_NULL;
-    return kindAt(base, t.path.map(toKSeg));
-  }
-
   /** Compiles the store of a value into a target; updates the type state. */
-  private store(t: AssignTarget, kind: Kind, st: TypeState, sc: Scope, opSpan: Span, constant?: Value): (ctx: Ctx, v: Value) => void {
+  private store(t: AssignTarget, kind: Kind, st: TypeState, sc: Scope, opSpan: Span, constant?: Value, rhsText = '…'): (ctx: Ctx, v: Value) => void {
     const vkind = K.undefinedToNull(kind);
     if (t.kind === 'noop') return () => {};
     if (t.kind === 'event' || t.kind === 'meta') {
+      this.mutatesExternal = true;
       this.checkReadOnly(t, opSpan);
-      this.checkParent(t.path, t.kind === 'event' ? st.target : st.meta, t.kind === 'event' ? '.' : '%', t.span);
+      this.checkParent(t.path, t.kind === 'event' ? st.target : st.meta, t.span, rhsText);
       const segs = t.path;
       const ks = segs.map(toKSeg);
       if (t.kind === 'event') {
         st.target = segs.length ? kindSet(st.target, ks, vkind) : vkind;
+        if (segs.length === 1 && 'field' in segs[0]!) {
+          // hot path: one top-level field
+          const f = segs[0].field;
+          return (ctx, v) => {
+            const t0 = ctx.target;
+            if (isObject(t0)) t0[f] = v;
+            else ctx.target = { [f]: v };
+          };
+        }
         return segs.length ? (ctx, v) => void (ctx.target = writePath(ctx.target, segs, 0, v)) : (ctx, v) => void (ctx.target = v);
       }
       st.meta = segs.length ? kindSet(st.meta, ks, vkind) : vkind;
       return segs.length ? (ctx, v) => void (ctx.meta = writePath(ctx.meta, segs, 0, v)) : (ctx, v) => void (ctx.meta = v);
     }
     let slot = sc.lookup(t.name);
-    if (slot !== undefined && t.path.length) this.checkParent(t.path, st.locals.get(slot) ?? K.K_NULL, t.name, t.span);
+    if (slot !== undefined && t.path.length) this.checkParent(t.path, st.locals.get(slot) ?? K.K_NULL, t.span, rhsText, t.name);
     if (slot === undefined) slot = this.newSlot(t.name, sc);
     const s = slot;
     const segs = t.path;
@@ -891,7 +944,7 @@ export class Compiler {
   }
 
   /** E642: assigning into a field/index of a parent known not to be an object/array. */
-  private checkParent(path: readonly Segment[], root: Kind, rootText: string, span: Span): void {
+  private checkParent(path: readonly Segment[], root: Kind, span: Span, rhsText: string, varName?: string): void {
     if (path.length === 0) return;
     const ks = path.map(toKSeg);
     const parent = kindAt(root, ks.slice(0, -1));
@@ -910,8 +963,14 @@ export class Compiler {
     const cut = wantObject ? text.lastIndexOf('.') : text.lastIndexOf('[');
     const parentEnd = span[0] + (cut === 0 ? 1 : cut);
     const segStart = span[0] + (wantObject ? cut + 1 : cut);
-    const parentText = text.slice(0, parentEnd - span[0]);
-    const rhs = '…';
+    // the note spells paths as VRL prints them: a variable's path follows its name without a dot
+    const segText = (sg: Segment, first: boolean): string =>
+      'index' in sg ? `[${sg.index}]` : `${first ? '' : '.'}${'field' in sg ? sg.field : `(${sg.coalesce.join(' | ')})`}`;
+    const parentSegs = path.slice(0, -1);
+    const parentPath = parentSegs.map((sg, i) => segText(sg, i === 0)).join('');
+    const parentText = varName !== undefined ? varName + parentPath : parentSegs.length === 0 ? text.slice(0, parentEnd - span[0]) : '.' + parentPath;
+    const fullText = parentText + segText(last, varName === undefined && parentSegs.length === 0);
+    const rhs = rhsText;
     this.fail(
       this.err(
         642,
@@ -920,10 +979,9 @@ export class Compiler {
           primary(wantObject ? 'querying a field of a non-object type is unsupported' : 'indexing into a non-array type is unsupported', [segStart, span[1]]),
           secondary(`this path resolves to a value of type ${K.kindName(parent.bits)}`, [span[0], parentEnd]),
         ],
-        [`try: change parent value to ${wantObject ? 'object' : 'array'}, before assignment`, '', `    ${parentText} = ${wantObject ? '{}' : '[]'}`, `    ${text} = ${rhs}`, '', ERROR_HANDLING_NOTE],
+        [`try: change parent value to ${wantObject ? 'object' : 'array'}, before assignment`, '', `    ${parentText} = ${wantObject ? '{}' : '[]'}`, `    ${fullText} = ${rhs}`, '', ERROR_HANDLING_NOTE],
       ),
     );
-    void rootText;
   }
 
   private checkReadOnly(t: AssignTarget & { kind: 'event' | 'meta' }, span: Span): void {
@@ -950,29 +1008,16 @@ export class Compiler {
     try {
       if (e.merge) {
         const lhsExpr = targetToExpr(e.target);
-        rhs = this.op({ k: 'op', op: '|', lhs: lhsExpr, rhs: e.expr, opSpan: [opEnd - 2, opEnd], span: e.span }, st, sc);
-        if (!this.targetKind(e.target, st, sc).has(K.OBJECT) || !rhsObjectCompatible(rhs)) {
-          /* checked below */
-        }
+        rhs = this.op({ k: 'op', op: '|', lhs: lhsExpr, rhs: e.expr, opSpan: [opEnd - 2, opEnd], span: e.span }, st, sc, true);
       } else rhs = this.expr(e.expr, st, sc);
     } catch (x) {
       if (x instanceof Skip) {
-        for (const t of [e.target, e.err]) if (t && t.kind === 'var') this.skipVars.add(t.name);
+        for (const t of [e.target, e.err]) {
+          if (t && t.kind === 'var') this.skipVars.add(t.name);
+          else if (t && (t.kind === 'event' || t.kind === 'meta')) this.skipQueries.add(queryKey(t.kind, t.path));
+        }
       }
       throw x;
-    }
-    if (e.merge) {
-      const tk = this.targetKind(e.target, st, sc);
-      const mergedRhs = e.expr;
-      const rk = this.peekKind(mergedRhs, st, sc);
-      if (!tk.has(K.OBJECT) || (rk !== undefined && !rk.has(K.OBJECT))) {
-        this.pending.length = pre;
-        const labels: Label[] = [];
-        if (!tk.has(K.OBJECT)) labels.push(primary('this expression must resolve to an object', e.target.span));
-        if (rk !== undefined && !rk.has(K.OBJECT)) labels.push(primary('this expression must resolve to an object', mergedRhs.span));
-        if (labels.length === 0) labels.push(primary('this expression must resolve to an object', e.target.span));
-        this.fail(this.err(652, 'only objects can be merged', labels));
-      }
     }
     const exprText = this.text(e.expr.span);
     if (e.err) {
@@ -996,7 +1041,7 @@ export class Compiler {
       const def = defaultOf(rhs.kind);
       const setOk = this.store(e.target, okKind, st, sc, assignSpan);
       const setErr = this.store(e.err, K.k(K.BYTES | K.NULL), st, sc, assignSpan);
-      const r = copyIfNeeded(e.expr, rhs.run, e.merge);
+      const r = copyIfNeeded(e.expr, rhs.run, e.merge, this.opts.functions);
       return {
         run: (ctx) => {
           let v: Value;
@@ -1047,8 +1092,9 @@ export class Compiler {
         ]),
       );
     }
-    const set = this.store(e.target, rhs.kind, st, sc, assignSpan, rhs.isConstant && !e.merge ? rhs.constant : undefined);
-    const r = copyIfNeeded(e.expr, rhs.run, e.merge);
+    const rhsDisplay = e.expr.k === 'object' && e.expr.entries.length === 0 ? '{  }' : exprText;
+    const set = this.store(e.target, rhs.kind, st, sc, assignSpan, rhs.isConstant && !e.merge ? rhs.constant : undefined, rhsDisplay);
+    const r = copyIfNeeded(e.expr, rhs.run, e.merge, this.opts.functions);
     return {
       run: (ctx) => {
         const v = r(ctx);
@@ -1059,16 +1105,6 @@ export class Compiler {
       fallible: false,
       isConstant: false,
     };
-  }
-
-  /** Kind of an expression without keeping its effects (for merge diagnostics on literals). */
-  private peekKind(e: Expr, st: TypeState, sc: Scope): Kind | undefined {
-    if (e.k === 'lit') return K.kindOfValue(e.value);
-    if (e.k === 'array') return K.K_ARRAY;
-    if (e.k === 'object') return K.K_OBJECT;
-    void st;
-    void sc;
-    return undefined;
   }
 
   // ---------------------------------------------------------------- function calls
@@ -1150,7 +1186,7 @@ export class Compiler {
         continue;
       }
       if (p.query) {
-        if (a.expr.k !== 'query' || a.expr.target.kind === 'expr') {
+        if (a.expr.k !== 'query') {
           this.fail(
             this.err(610, 'function compilation error: error[E400] unexpected expression', [primary(`unexpected expression for argument "${p.name}"`, a.span), secondary('expected: query', a.span)]),
           );
@@ -1201,9 +1237,10 @@ export class Compiler {
         prepared = def.prepare(infos);
       } catch (x) {
         if (!(x instanceof FunctionCompileError)) throw x;
+        // same-span labels render in VRL's order only when inserted as: first, last, middle
         const labels = [primary(x.argName ? `invalid argument "${x.argName}"` : x.message, e.span)];
-        if (x.argName) labels.push(primary(`error: ${x.message}`, e.span));
         if (x.received !== undefined) labels.push(primary(`received: ${x.received}`, e.span));
+        if (x.argName) labels.push(primary(`error: ${x.message}`, e.span));
         this.fail(this.err(610, 'function compilation error: error[E403] invalid argument', labels, [codeNote(403)]));
       }
     }
@@ -1228,7 +1265,16 @@ export class Compiler {
         return slot;
       });
       const bodyState = st.clone();
-      const body = this.block(e.closure.body.exprs, bodyState, inner);
+      const returns: Kind[] = [];
+      this.closureReturns.push(returns);
+      let body: C;
+      try {
+        body = this.block(e.closure.body.exprs, bodyState, inner);
+      } finally {
+        this.closureReturns.pop();
+      }
+      // a `return` inside the closure is one of its results
+      for (const r of returns) body = { ...body, kind: union(body.kind, r) };
       st.assignFrom(st.merge(bodyState));
       if (body.fallible) {
         // closures must handle their own errors
@@ -1245,8 +1291,13 @@ export class Compiler {
         );
       }
       const brun = body.run;
+      // parameters alias the iterated container: copy them only when the body writes into them
+      const copyParams = mutatesVars(new Set(e.closure.params.map((p) => p.name).filter(Boolean)), e.closure.body);
       closureRun = (ctx, vals) => {
-        for (let i = 0; i < pslots.length; i++) ctx.vars[pslots[i]!] = vals[i] ?? null;
+        for (let i = 0; i < pslots.length; i++) {
+          const v = vals[i] ?? null;
+          ctx.vars[pslots[i]!] = copyParams && isContainer(v) ? cloneValue(v) : v;
+        }
         try {
           return brun(ctx);
         } catch (x) {
@@ -1259,7 +1310,9 @@ export class Compiler {
     this.lastArgKindError = argKindInfo;
     const intrinsic = typeof def.fallible === 'function' ? def.fallible(infos) : def.fallible === true;
     let fallible = intrinsic || typeFallible !== undefined;
+    if (queries.some((q) => q?.isExternal) && def.name === 'del') this.mutatesExternal = true;
     if (e.abort) {
+      this.abortable = true;
       if (!fallible) {
         this.warnings.push(
           new Diagnostic(
@@ -1272,7 +1325,7 @@ export class Compiler {
         );
       }
       fallible = false;
-    } else if (!intrinsic && typeFallible) this.pending.push(typeFallible);
+    } else if (typeFallible) this.pending.push(typeFallible);
 
     let kind = typeof def.returns === 'function' ? def.returns(infos) : def.returns;
     if (def.name === 'del' && queries[0]) {
@@ -1304,6 +1357,10 @@ export class Compiler {
     const hasChecks = checks.some((c) => c !== undefined);
     const impl = def.call;
     const cr = closureRun;
+    if (def.noEval) {
+      const prep = prepared as Value;
+      return { run: () => prep, kind, fallible, isConstant: false };
+    }
     const run: Run = (ctx) => {
       const vals = new Array<Value | undefined>(n);
       for (let i = 0; i < n; i++) {
@@ -1391,8 +1448,46 @@ export class Compiler {
   }
 }
 
-function rhsObjectCompatible(c: C): boolean {
-  return c.kind.has(K.OBJECT);
+/** Whether an expression writes into (path assignment, `|=`, del) one of these variables. */
+function mutatesVars(names: ReadonlySet<string>, e: Expr): boolean {
+  if (names.size === 0) return false;
+  const walk = (x: Expr | undefined): boolean => {
+    if (!x) return false;
+    switch (x.k) {
+      case 'assign':
+        for (const t of [x.target, x.err]) if (t?.kind === 'var' && names.has(t.name) && (t.path.length > 0 || x.merge)) return true;
+        return walk(x.expr);
+      case 'call':
+        if (x.name === 'del' && x.args.some((a) => a.expr.k === 'query' && a.expr.target.kind === 'var' && names.has(a.expr.target.name))) return true;
+        return x.args.some((a) => walk(a.expr)) || (x.closure !== undefined && walk(x.closure.body));
+      case 'block':
+        return x.exprs.some(walk);
+      case 'group':
+        return walk(x.expr);
+      case 'if':
+        return x.predicate.some(walk) || walk(x.then) || walk(x.else);
+      case 'op':
+        return walk(x.lhs) || walk(x.rhs);
+      case 'not':
+      case 'return':
+        return walk(x.expr);
+      case 'abort':
+        return walk(x.message);
+      case 'array':
+        return x.items.some(walk);
+      case 'object':
+        return x.entries.some(([, v]) => walk(v));
+      case 'query':
+        return x.target.kind === 'expr' && walk(x.target.expr);
+      default:
+        return false;
+    }
+  };
+  return walk(e);
+}
+
+function queryKey(kind: string, path: readonly Segment[]): string {
+  return kind + JSON.stringify(path);
 }
 
 function targetToExpr(t: AssignTarget): Expr {
@@ -1405,8 +1500,8 @@ function targetToExpr(t: AssignTarget): Expr {
 }
 
 /** Whether a value produced by this expression may alias another stored value. */
-function needsCopy(e: Expr): boolean {
-  return e.k === 'query' || e.k === 'var';
+function needsCopy(e: Expr, fns?: ReadonlyMap<string, FnDef>): boolean {
+  return e.k === 'query' || e.k === 'var' || (e.k === 'call' && fns !== undefined && !fns.get(e.name)?.fresh);
 }
 
 function copying(r: Run): Run {
@@ -1416,8 +1511,9 @@ function copying(r: Run): Run {
   };
 }
 
-function copyIfNeeded(e: Expr, r: Run, merge: boolean): Run {
+function copyIfNeeded(e: Expr, r: Run, merge: boolean, fns: ReadonlyMap<string, FnDef>): Run {
   if (merge) return r;
   if (e.k === 'array' || e.k === 'object' || e.k === 'lit' || e.k === 'template') return r;
+  if (e.k === 'call' && fns.get(e.name)?.fresh) return r;
   return copying(r);
 }

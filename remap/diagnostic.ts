@@ -6,17 +6,24 @@
 /** Byte-agnostic span: [start, end) character offsets into the program source. */
 export type Span = readonly [number, number];
 
+/** A labelled span; primary labels underline with `^`, secondary ones with `-`. */
 export interface Label {
   readonly message: string;
   readonly span: Span;
   readonly primary: boolean;
 }
 
+/** Closing note of every diagnostic. */
 export const DOCS_NOTE = 'see language documentation at https://vrl.dev';
+/** Closing note of every diagnostic. */
 export const REPL_NOTE = 'try your code in the VRL REPL, learn more at https://vrl.dev/examples';
+/** Note of the error-handling diagnostics (E100, E103, E110, E630, ...). */
 export const ERROR_HANDLING_NOTE = 'see documentation about error handling at https://errors.vrl.dev/#handling';
+/** Note of the type diagnostics that suggest a coercion function. */
 export const COERCE_NOTE = 'see documentation about type coercion at https://functions.vrl.dev/#coerce-functions';
+/** Hint of the type diagnostics that suggest a coercion function. */
 export const COERCE_HINT = 'hint: coerce the value to the required type using a coercion function';
+/** The `learn more about error code N` note. */
 export const codeNote = (code: number): string => `learn more about error code ${code} at https://errors.vrl.dev/${code}`;
 
 /** One compile-time problem (or warning). */
@@ -36,7 +43,9 @@ export class Diagnostic {
   }
 }
 
+/** A primary (`^`) label. */
 export const primary = (message: string, span: Span): Label => ({ message, span, primary: true });
+/** A secondary (`-`) label. */
 export const secondary = (message: string, span: Span): Label => ({ message, span, primary: false });
 
 /** Thrown by `compile` when a program has errors; `diagnostics` holds them all. */
@@ -79,6 +88,12 @@ function renderOne(src: string, starts: number[], d: Diagnostic): string[] {
   const lines: string[] = [d.title];
   const notes = [...d.notes, DOCS_NOTE, REPL_NOTE];
   const labels = d.labels;
+  const multi = labels.filter((l) => locate(starts, l.span[0])[0] !== locate(starts, Math.max(l.span[0], l.span[1] - 1))[0]);
+  if (multi.length > 0 && multi.length === labels.length && labels.every((l) => l.span[0] === labels[0]!.span[0] && l.span[1] === labels[0]!.span[1])) {
+    lines.push(...renderMultiLine(src, starts, labels));
+    for (const n of notes) lines.push(`${' '.repeat(String(locate(starts, labels[0]!.span[1] - 1)[0] + 1).length)} = ${n}`);
+    return lines;
+  }
   const main = labels.find((l) => l.primary) ?? labels[0];
   const byLine = new Map<number, { label: Label; start: number; end: number }[]>();
   let maxLine = 0;
@@ -110,6 +125,32 @@ function renderOne(src: string, starts: number[], d: Diagnostic): string[] {
   }
   for (const n of notes) lines.push(`${pad} = ${n}`);
   return lines;
+}
+
+/** Labels that all cover the same multi-line span: one gutter column per label, codespan style. */
+function renderMultiLine(src: string, starts: number[], labels: readonly Label[]): string[] {
+  const [startLine, startCol] = locate(starts, labels[0]!.span[0]);
+  const [endLine, endCol] = locate(starts, labels[0]!.span[1] - 1);
+  const width = String(endLine + 1).length;
+  const pad = ' '.repeat(width);
+  const n = labels.length;
+  const text = (ln: number): string => src.slice(starts[ln]!, (starts[ln + 1] ?? src.length + 1) - 1);
+  const out: string[] = [`${pad} ┌─ :${startLine + 1}:${startCol + 1}`, `${pad} │`];
+  out.push(`${String(startLine + 1).padStart(width)} │ ${'  '.repeat(n)}${text(startLine)}`);
+  labels.forEach((l, i) => {
+    out.push(`${pad} │ ${'│ '.repeat(i)}╭${'─'.repeat(2 * n + startCol - 2 * i - 1)}${l.primary ? '^' : "'"}`);
+  });
+  for (let ln = startLine + 1; ln <= endLine; ln++) out.push(`${String(ln + 1).padStart(width)} │ ${'│ '.repeat(n)}${text(ln)}`);
+  labels.forEach((l, i) => {
+    const chars: string[] = [];
+    for (let c = 0; c < 2 * i; c++) chars.push(' ');
+    chars.push('╰');
+    for (let c = 2 * i + 1; c < 2 * n + endCol; c++) chars.push(c % 2 === 0 && c < 2 * n ? '│' : '─');
+    chars.push(l.primary ? '^' : "'");
+    out.push(`${pad} │ ${chars.join('')} ${l.message}`);
+  });
+  out.push(`${pad} │`);
+  return out;
 }
 
 /** Inserts keeping (start, end) order; equal ranges land where Rust's binary search puts them. */

@@ -6,6 +6,7 @@ import type { Value } from '../lib/value.js';
 import type { KSeg, Kind } from './kind.js';
 import type { Ctx } from './runtime.js';
 
+/** One declared parameter: name, accepted kinds, whether required or a path query. */
 export interface Param {
   readonly name: string;
   /** Accepted kinds (bit set from kind.ts). */
@@ -63,6 +64,7 @@ export class FunctionCompileError extends Error {
   }
 }
 
+/** The closure a function takes: parameter kinds, arity and required result kinds. */
 export interface ClosureDecl {
   /** Kinds of the closure parameters, given the arguments. */
   readonly params: (args: readonly ArgInfo[]) => Kind[];
@@ -72,6 +74,7 @@ export interface ClosureDecl {
   readonly returns?: number;
 }
 
+/** A built-in function: signature, fallibility, result kind and implementation. */
 export interface FnDef {
   readonly name: string;
   readonly params: readonly Param[];
@@ -83,6 +86,10 @@ export interface FnDef {
   readonly prepare?: (args: readonly ArgInfo[]) => unknown;
   /** `args` follow `params` order; undefined for an omitted optional argument. */
   readonly call: (args: (Value | undefined)[], env: CallEnv) => Value;
+  /** The result never shares containers with the arguments (parsers): assignments skip the copy. */
+  readonly fresh?: boolean;
+  /** Arguments are only type-checked, never evaluated; the result is what `prepare` returned. */
+  readonly noEval?: boolean;
   /** Purity: false for now(), uuid_v4() & co (never folded). */
   readonly impure?: boolean;
 }

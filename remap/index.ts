@@ -2,18 +2,23 @@
  * The remap language (VRL-compatible): `compile(source)` type-checks a program once and returns a
  * {@link Program} whose `run` executes the compiled closures on one event.
  */
-import type { ObjectValue, Value } from '../lib/value.js';
+import type { Value } from '../lib/value.js';
 import { Compiler, type ReadOnlyPath } from './compiler.js';
-import { CompileError, type Diagnostic, formatDiagnostics } from './diagnostic.js';
+import { CompileError, type Diagnostic } from './diagnostic.js';
 import type { FnDef } from './function.js';
 import type { Kind } from './kind.js';
 import { ParseFail, parseProgram } from './parser.js';
 import { AbortSignal, Ctx, ReturnSignal, VrlError } from './runtime.js';
 import { stdlib } from './stdlib/index.js';
+import { unusedWarnings } from './unused.js';
+import { resolveTimezone } from '../lib/time/strftime.js';
 
+/** Diagnostics types and their VRL-style renderer. */
 export { CompileError, type Diagnostic, formatDiagnostics } from './diagnostic.js';
+/** Signature of a built-in function (for CompileOptions.functions). */
 export type { FnDef } from './function.js';
 
+/** Options of compile(); all optional. */
 export interface CompileOptions {
   /** Zone for functions that parse or format local times (`local`, IANA name); default UTC. */
   readonly timezone?: string;
@@ -23,6 +28,10 @@ export interface CompileOptions {
   readonly readOnly?: readonly ReadOnlyPath[];
   /** Known kind of the event before the program runs. */
   readonly targetKind?: Kind;
+  /** Report unused expressions as warnings (E900); default true. */
+  readonly unusedCheck?: boolean;
+  /** Where the `log` function writes (the remap transform passes its component logger). */
+  readonly log?: (level: string, message: string) => void;
 }
 
 /** Outcome of one run. `target`/`meta` are the event and metadata after the program. */
@@ -38,14 +47,20 @@ export class Program {
     /** Warnings found at compile time (e.g. `!` on an infallible call). */
     readonly warnings: readonly Diagnostic[],
     private readonly tz: string | undefined,
-    /** Whether the program can abort (explicit `abort`, `!` calls): for drop_on_abort. */
     readonly source: string,
+    /** Kind of the program's result (the last expression). */
+    readonly kind: Kind,
+    /** Whether the program writes to or deletes from the event or its metadata. */
+    readonly mutatesEvent: boolean,
+    /** Whether the program can stop early (`abort`, `!` calls). */
+    readonly abortable: boolean,
+    private readonly log: ((level: string, message: string) => void) | undefined = undefined,
   ) {}
 
   /** Runs on an event (mutated in place when it is an object) and its metadata. */
   run(target: Value, meta: Value = {}): RunResult {
     const vars = new Array<Value>(this.slots).fill(null);
-    const ctx = new Ctx(target, meta, vars, this.tz);
+    const ctx = new Ctx(target, meta, vars, this.tz, this.log);
     try {
       const value = this.exec(ctx);
       return { ok: true, value, target: ctx.target, meta: ctx.meta };
@@ -53,7 +68,8 @@ export class Program {
       if (x instanceof ReturnSignal) return { ok: true, value: x.value, target: ctx.target, meta: ctx.meta };
       if (x instanceof AbortSignal) return { ok: false, aborted: true, error: x.message ?? 'aborted', target: ctx.target, meta: ctx.meta };
       if (x instanceof VrlError) return { ok: false, aborted: false, error: x.message, target: ctx.target, meta: ctx.meta };
-      throw x;
+      // a defect in a function must not take the pipeline down: it fails this run only
+      return { ok: false, aborted: false, error: `internal error: ${(x as Error).message}`, target: ctx.target, meta: ctx.meta };
     }
   }
 }
@@ -74,6 +90,8 @@ export function functionNames(): string[] {
 
 /** Compiles a program; throws {@link CompileError} (with VRL diagnostics) when it is rejected. */
 export function compile(source: string, options: CompileOptions = {}): Program {
+  // an unknown zone is a configuration error, found before any event runs
+  if (options.timezone !== undefined) resolveTimezone(options.timezone);
   let exprs;
   try {
     exprs = parseProgram(source);
@@ -88,7 +106,7 @@ export function compile(source: string, options: CompileOptions = {}): Program {
   });
   const prog = c.program(exprs);
   if (c.diags.length > 0) throw new CompileError(c.diags, source);
-  return new Program(prog.run, prog.slots, prog.warnings, options.timezone, source);
+  const warnings = options.unusedCheck === false ? prog.warnings : [...prog.warnings, ...unusedWarnings(source, exprs)];
+  return new Program(prog.run, prog.slots, warnings, options.timezone, source, prog.kind, prog.mutatesExternal, prog.abortable, options.log);
 }
 
-export type { ObjectValue };

@@ -4,6 +4,7 @@
  */
 import { type Value, Float, Timestamp } from '../lib/value.js';
 
+/** Kind bits (one per primitive kind, plus object/array/undefined). */
 export const BYTES = 1;
 export const INTEGER = 2;
 export const FLOAT = 4;
@@ -18,6 +19,7 @@ export const ARRAY = 512;
 export const ANY_VALUE = 1023 & ~UNDEFINED;
 /** Every kind including undefined. */
 export const ALL = 1023;
+/** Every non-container kind. */
 export const SCALARS = BYTES | INTEGER | FLOAT | BOOLEAN | TIMESTAMP | REGEX | NULL;
 
 /** Compile-time kind of an expression. `fields`/`items` matter only when the OBJECT/ARRAY bit is set. */
@@ -70,14 +72,17 @@ export const ANY: Kind = (() => {
   (k as { itemsUnknown: Kind | undefined }).itemsUnknown = k as Kind;
   return k as Kind;
 })();
+/** The kind of an expression that never yields (abort, return). */
 export const NEVER = new Kind(0);
 
+/** Kind from bits; object/array bits get unknown contents of any kind. */
 export const k = (bits: number): Kind => {
   let out = new Kind(bits);
   if (bits & OBJECT) out = new Kind(out.bits, EMPTY_FIELDS, ANY, out.items, out.itemsUnknown);
   if (bits & ARRAY) out = new Kind(out.bits, out.fields, out.fieldsUnknown, EMPTY_ITEMS, ANY);
   return out;
 };
+/** Single-kind constants. */
 export const K_BYTES = new Kind(BYTES);
 export const K_INTEGER = new Kind(INTEGER);
 export const K_FLOAT = new Kind(FLOAT);
@@ -88,6 +93,7 @@ export const K_NULL = new Kind(NULL);
 export const K_UNDEFINED = new Kind(UNDEFINED);
 /** An object with unknown fields of any kind. */
 export const K_OBJECT = k(OBJECT);
+/** An array of unknown items of any kind. */
 export const K_ARRAY = k(ARRAY);
 
 /** An exact object kind with these fields. */
@@ -102,6 +108,7 @@ export function arrayKind(items: Map<number, Kind>, unknown?: Kind): Kind {
 export function objectOf(v: Kind): Kind {
   return new Kind(OBJECT, EMPTY_FIELDS, v);
 }
+/** Array whose every (unknown) item has this kind. */
 export function arrayOf(v: Kind): Kind {
   return new Kind(ARRAY, EMPTY_FIELDS, undefined, EMPTY_ITEMS, v);
 }
@@ -367,6 +374,10 @@ function debugInto(out: { [key: string]: Value }, kind: Kind): void {
     out.any = true;
     return;
   }
+  if (kind.fieldsUnknown === kind || kind.itemsUnknown === kind) {
+    out.json = true;
+    return;
+  }
   const flags: [number, string][] = [
     [BYTES, 'bytes'],
     [INTEGER, 'integer'],
@@ -387,9 +398,10 @@ function debugInto(out: { [key: string]: Value }, kind: Kind): void {
     }
     out.object = o;
     if (kind.fieldsUnknown && kind.fieldsUnknown.bits !== UNDEFINED) {
+      // an unknown field may always be absent: VRL prints it with undefined, as "infinite"
       const t: { [key: string]: Value } = {};
-      debugInto(t, kind.fieldsUnknown);
-      out[kind.fieldsUnknown.isAny ? 'object_unknown_infinite' : 'object_unknown_exact'] = t;
+      debugInto(t, kind.fieldsUnknown.isAny ? kind.fieldsUnknown : union(kind.fieldsUnknown, K_UNDEFINED));
+      out.object_unknown_infinite = t;
     }
   }
   if (kind.bits & ARRAY) {
@@ -402,8 +414,8 @@ function debugInto(out: { [key: string]: Value }, kind: Kind): void {
     out.array = o;
     if (kind.itemsUnknown && kind.itemsUnknown.bits !== UNDEFINED) {
       const t: { [key: string]: Value } = {};
-      debugInto(t, kind.itemsUnknown);
-      out[kind.itemsUnknown.isAny ? 'array_unknown_infinite' : 'array_unknown_exact'] = t;
+      debugInto(t, kind.itemsUnknown.isAny ? kind.itemsUnknown : union(kind.itemsUnknown, K_UNDEFINED));
+      out.array_unknown_infinite = t;
     }
   }
 }

@@ -3,7 +3,7 @@
  * expressions, operator precedence `??` < `|| &&` < `== !=` < comparisons < `|` < `+ -` < `* / %`
  * < `!`, paths, literals, containers, calls with closures, if/else, abort and return.
  */
-import { Float, Timestamp, type Value } from '../lib/value.js';
+import { Float, Timestamp } from '../lib/value.js';
 import type { Arg, AssignTarget, Closure, Expr, Opcode, QueryTarget, Segment, TemplatePart } from './ast.js';
 import { Diagnostic, type Span, codeNote, primary } from './diagnostic.js';
 import { compileRegex } from './regex.js';
@@ -339,7 +339,7 @@ class Parser {
           segs.push(this.field());
           continue;
         }
-        this.fail('unexpected end of query path', [this.pos + 1, this.pos + 2 > s.length ? this.pos + 1 : this.pos + 2], 203, [
+        this.fail('unexpected end of query path', [this.pos, this.pos + 1], 203, [
           'unexpected end of query path',
           'expected one of: "identifier", "path field", "string literal", "abort", "return"',
         ]);
@@ -529,7 +529,7 @@ class Parser {
     let raw = '';
     for (;;) {
       const c = s[this.pos];
-      if (c === undefined) this.fail('invalid literal', [start, start + 1], 208, ['invalid literal']);
+      if (c === undefined) this.fail('invalid literal', kind === 'r' ? [start + 1, start + 2] : [start, start + 1], 208, ['invalid literal']);
       if (c === '\\' && s[this.pos + 1] !== undefined) {
         raw += c + s[this.pos + 1];
         this.pos += 2;
@@ -748,4 +748,3 @@ export function parseTimestampLiteral(text: string): Timestamp | undefined {
   return Timestamp.parse(text);
 }
 
-export type { Value };

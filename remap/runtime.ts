@@ -13,6 +13,8 @@ export class Ctx {
     public readonly vars: Value[],
     /** IANA zone for functions that format or parse local times; undefined = UTC. */
     public readonly tz: string | undefined,
+    /** Destination of the `log` function; undefined = stderr. */
+    public readonly log: ((level: string, message: string) => void) | undefined = undefined,
   ) {}
 }
 
@@ -32,7 +34,6 @@ export class ReturnSignal {
   constructor(readonly value: Value) {}
 }
 
-const I64_MAX = 9223372036854775807n;
 const TWO53 = 9007199254740992;
 
 /** Integer result with i64 wrapping when the double result leaves the safe range. */
@@ -48,6 +49,7 @@ function floatResult(n: number): Float {
 
 const num = (v: Value): number | undefined => (typeof v === 'number' ? v : v instanceof Float ? v.value : undefined);
 
+/** `+`: numbers (integers wrap at 64 bits), string concatenation, null + string. */
 export function opAdd(a: Value, b: Value): Value {
   if (typeof a === 'number' && typeof b === 'number') return wrapInt(a + b, a, b, (x, y) => x + y);
   if (typeof a === 'string') {
@@ -60,6 +62,7 @@ export function opAdd(a: Value, b: Value): Value {
   throw new VrlError(`can't add type ${valueKindName(b)} to ${valueKindName(a)}`);
 }
 
+/** `-` on numbers; integers wrap at 64 bits. */
 export function opSub(a: Value, b: Value): Value {
   if (typeof a === 'number' && typeof b === 'number') return wrapInt(a - b, a, b, (x, y) => x - y);
   const x = num(a);
@@ -68,6 +71,7 @@ export function opSub(a: Value, b: Value): Value {
   throw new VrlError(`can't subtract type ${valueKindName(b)} from ${valueKindName(a)}`);
 }
 
+/** `*` on numbers, or string times integer (repetition). */
 export function opMul(a: Value, b: Value): Value {
   if (typeof a === 'number' && typeof b === 'number') return wrapInt(a * b, a, b, (x, y) => x * y);
   if (typeof a === 'string' && typeof b === 'number') return a.repeat(Math.max(0, b));
@@ -78,6 +82,7 @@ export function opMul(a: Value, b: Value): Value {
   throw new VrlError(`can't multiply type ${valueKindName(a)} by ${valueKindName(b)}`);
 }
 
+/** `/`: always a float; division by zero is an error. */
 export function opDiv(a: Value, b: Value): Value {
   const y = num(b);
   if (y === 0) throw new VrlError("can't divide by zero");
@@ -133,11 +138,13 @@ export function looseEquals(a: Value, b: Value): boolean {
   return valueEquals(a, b);
 }
 
+/** `|`: a new object with the right side's fields over the left's. */
 export function opMerge(a: Value, b: Value): Value {
   if (isObject(a) && isObject(b)) return { ...a, ...b };
   throw new VrlError(`can't merge type ${valueKindName(b)} into ${valueKindName(a)}`);
 }
 
+/** `&&`: null counts as false; the right side runs only when the left is true. */
 export function opAnd(a: Value, b: () => Value): Value {
   if (a === null || a === false) {
     if (a === null || typeof a === 'boolean') return false;
@@ -159,4 +166,3 @@ export function asObject(holder: Value): ObjectValue | undefined {
   return isObject(holder) ? holder : undefined;
 }
 
-export const I64 = { max: I64_MAX };

@@ -17,7 +17,7 @@ export interface EdgeBuffer {
    * Accepts a batch from the push side. Never refuses under `block` (the gate already asked the
    * producers to stop, an in-flight chunk still lands); under `drop_newest` drops what does not fit.
    */
-  push(events: EventBatch): void;
+  push(events: EventBatch, bytes?: number): void;
   /**
    * Takes up to `max` events, waiting while empty. Resolves undefined once the buffer is closed
    * and empty (or the reader was released).

@@ -1,20 +1,26 @@
 /**
  * Bounded in-memory edge buffer: a ring of chunks (no Array#shift on the hot path), counted in
  * events. `max_events` closes the producer gate under `block`; `drop_newest` never closes it and
- * counts what it drops (spec 01 §2.1, §3).
+ * counts what it drops (spec 01 §2.1, §3). Each chunk keeps its estimated size, so events are
+ * sized once on the way in and again only when a read splits a chunk.
  */
 import { type EventBatch, batchSize, settleAll } from '../event.js';
 import { GateController } from '../gate.js';
 import type { BufferMetrics, EdgeBuffer, WhenFull } from './buffer.js';
 
-/** Fixed-capacity FIFO of chunks that grows by doubling; O(1) push and shift. */
+interface Chunk {
+  events: EventBatch;
+  bytes: number;
+}
+
+/** FIFO of chunks that grows by doubling; O(1) push and shift. */
 class ChunkRing {
-  private items: (EventBatch | undefined)[] = new Array(16);
+  private items: (Chunk | undefined)[] = new Array(16);
   private head = 0;
   size = 0;
-  push(x: EventBatch): void {
+  push(x: Chunk): void {
     if (this.size === this.items.length) {
-      const next: (EventBatch | undefined)[] = new Array(this.items.length * 2);
+      const next: (Chunk | undefined)[] = new Array(this.items.length * 2);
       for (let i = 0; i < this.size; i++) next[i] = this.items[(this.head + i) % this.items.length];
       this.items = next;
       this.head = 0;
@@ -22,19 +28,16 @@ class ChunkRing {
     this.items[(this.head + this.size) % this.items.length] = x;
     this.size++;
   }
-  peek(): EventBatch | undefined {
+  peek(): Chunk | undefined {
     return this.size === 0 ? undefined : this.items[this.head];
   }
-  shift(): EventBatch | undefined {
+  shift(): Chunk | undefined {
     if (this.size === 0) return undefined;
     const x = this.items[this.head];
     this.items[this.head] = undefined;
     this.head = (this.head + 1) % this.items.length;
     this.size--;
     return x;
-  }
-  replaceHead(x: EventBatch): void {
-    this.items[this.head] = x;
   }
 }
 
@@ -57,7 +60,7 @@ export class MemoryBuffer implements EdgeBuffer {
     return this.count;
   }
 
-  push(events: EventBatch): void {
+  push(events: EventBatch, bytes?: number): void {
     if (events.length === 0) return;
     let accepted = events;
     if (this.whenFull === 'drop_newest') {
@@ -65,27 +68,26 @@ export class MemoryBuffer implements EdgeBuffer {
       if (room < events.length) {
         const dropped = room <= 0 ? events : events.slice(room);
         accepted = room <= 0 ? [] : events.slice(0, room);
+        bytes = undefined;
         this.metrics.discarded.add(dropped.length);
         // spec 01 §2.1: drop_newest loses the event; its sources learn it was not delivered
         settleAll(dropped, 'errored');
         if (accepted.length === 0) return;
       }
     }
-    const bytes = batchSize(accepted);
+    const size = bytes ?? batchSize(accepted);
     this.metrics.receivedEvents.add(accepted.length);
-    this.metrics.receivedBytes.add(bytes);
+    this.metrics.receivedBytes.add(size);
     this.metrics.events.add(accepted.length);
-    this.metrics.bytes.add(bytes);
+    this.metrics.bytes.add(size);
+    this.ring.push({ events: accepted, bytes: size });
+    this.count += accepted.length;
     if (this.waiter) {
       const w = this.waiter;
       this.waiter = undefined;
-      this.ring.push(accepted);
-      this.count += accepted.length;
       w(this.take(this.waiterMax));
       return;
     }
-    this.ring.push(accepted);
-    this.count += accepted.length;
     if (this.whenFull === 'block' && this.count >= this.maxEvents) this.ctl.close();
   }
 
@@ -101,22 +103,26 @@ export class MemoryBuffer implements EdgeBuffer {
   /** Removes up to max events from the front, joining chunks. */
   private take(max: number): EventBatch {
     let out: EventBatch | undefined;
+    let bytes = 0;
     while (this.ring.size > 0) {
       const head = this.ring.peek()!;
       const want = max - (out?.length ?? 0);
       if (want <= 0) break;
-      if (head.length <= want) {
+      if (head.events.length <= want) {
         this.ring.shift();
-        out = out ? out.concat(head) : head;
+        out = out ? out.concat(head.events) : head.events;
+        bytes += head.bytes;
       } else {
-        const part = head.slice(0, want);
-        this.ring.replaceHead(head.slice(want));
+        const part = head.events.slice(0, want);
+        const partBytes = batchSize(part);
+        head.events = head.events.slice(want);
+        head.bytes = Math.max(0, head.bytes - partBytes);
         out = out ? out.concat(part) : part;
+        bytes += partBytes;
       }
     }
     out ??= [];
     this.count -= out.length;
-    const bytes = batchSize(out);
     this.metrics.events.add(-out.length);
     this.metrics.bytes.add(-bytes);
     this.metrics.sentEvents.add(out.length);

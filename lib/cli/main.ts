@@ -119,11 +119,11 @@ export async function main(argv: string[]): Promise<number> {
     .argument('[program]', 'the program text')
     .option('-p, --program <file>', 'read the program from a file')
     .option('-i, --input <file>', 'newline-delimited JSON events (default: standard input)')
-    .option('--functions', 'list the standard library functions')
-    .action(async (text: string | undefined, flags: { program?: string; input?: string; functions?: boolean }) => {
+    .option('--timezone <tz>', 'time zone for timestamps without one (IANA name or "local")')
+    .action(async (text: string | undefined, flags: { program?: string; input?: string; timezone?: string }) => {
       const { runVrlCommand } = await import('../../remap/cli.js');
       code = await runVrlCommand(
-        { program: text, programFile: flags.program, input: flags.input, functions: flags.functions },
+        { program: text, programFile: flags.program, input: flags.input, timezone: flags.timezone },
         { stdin: process.stdin, stdout: process.stdout, stderr: process.stderr },
       );
     });

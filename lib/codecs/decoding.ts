@@ -11,7 +11,9 @@ import { Float, type ObjectValue, type Timestamp } from '../value.js';
 import { DEFAULT_LOG_SCHEMA, type LogSchemaKeys } from './encoding.js';
 import { parseSyslog, syslogToFields } from './syslog.js';
 
+/** Every deserializer weir has (spec 02 §2.1 `decoding.codec`). */
 export const DECODING_CODECS = ['bytes', 'json', 'syslog'] as const;
+/** One deserializer name. */
 export type DecodingCodec = (typeof DECODING_CODECS)[number];
 
 /** A validated `decoding` group. */
@@ -41,6 +43,7 @@ export interface Stamp {
   port: number | undefined;
 }
 
+/** What a source tells its deserializer once at build time. */
 export interface DeserializerOptions {
   readonly sourceId: string;
   readonly sourceType: string;
@@ -49,8 +52,8 @@ export interface DeserializerOptions {
   readonly hostKey?: string | undefined;
   /** Field for the peer port (source `port_key`); unset = no port field. */
   readonly portKey?: string | undefined;
-  /** Zone of RFC 3164 timestamps: `local` or UTC. */
-  readonly syslogZone?: 'utc' | 'local';
+  /** Zone of RFC 3164 timestamps (global `timezone`): `local`, an IANA name; default UTC. */
+  readonly timezone?: string | undefined;
 }
 
 /** A compiled frame decoder. */
@@ -139,13 +142,13 @@ export function createDeserializer(decoding: DecodingConfig, opts: DeserializerO
         },
       };
     case 'syslog': {
-      const zone = opts.syslogZone ?? 'utc';
+      const timezone = opts.timezone;
       return {
         codec: 'syslog',
         decode(buf, start, end, stamp, out) {
           const text = buf.toString('utf8', start, end);
           if (text.trim().length === 0) throw new DecodeError('empty syslog message');
-          const f = syslogToFields(parseSyslog(text, { zone }), mk, tk);
+          const f = syslogToFields(parseSyslog(text, { timezone }), mk, tk);
           enrich(f, stamp);
           const e = new LogEvent(f, new EventMetadata(sourceId, sourceType));
           out.push(e);

@@ -18,6 +18,7 @@ export { EncodeError } from './gelf.js';
 
 /** Every serializer weir has; each sink allows a subset. */
 export const ENCODING_CODECS = ['json', 'ndjson', 'text', 'logfmt', 'raw_message', 'gelf', 'native_json'] as const;
+/** One serializer name. */
 export type EncodingCodec = (typeof ENCODING_CODECS)[number];
 
 /** A validated `encoding` group. */
@@ -40,6 +41,7 @@ export interface LogSchemaKeys {
   readonly host_key: string;
   readonly source_type_key: string;
 }
+/** The default global log_schema keys, for callers without globals. */
 export const DEFAULT_LOG_SCHEMA: LogSchemaKeys = { message_key: 'message', timestamp_key: 'timestamp', host_key: 'host', source_type_key: 'source_type' };
 
 const fieldList = (name: string) =>

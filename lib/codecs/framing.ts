@@ -11,7 +11,9 @@ import * as v from 'valibot';
 import { posint } from '../config/shared.js';
 import type { EncodingCodec } from './encoding.js';
 
+/** Every framing method (`framing.method`). */
 export const FRAMING_METHODS = ['bytes', 'character_delimited', 'length_delimited', 'newline_delimited', 'octet_counting'] as const;
+/** One framing method name. */
 export type FramingMethod = (typeof FRAMING_METHODS)[number];
 
 /** A validated `framing` group; `method` undefined = the component's default for its codec. */
@@ -151,6 +153,7 @@ export interface Deframer {
   end(emit: FrameSink): void;
 }
 
+/** Callbacks and limits of a decoder. */
 export interface DeframerOptions {
   /** Called once per discarded frame. */
   onDiscard?: (reason: FrameDiscard, bytes: number) => void;

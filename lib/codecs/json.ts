@@ -7,6 +7,7 @@ import { Float, Timestamp, type Value } from '../value.js';
 
 /** `encoding.timestamp_format` values (spec 01 §2.1; the unix_* variants as Vector has them). */
 export const TIMESTAMP_FORMATS = ['rfc3339', 'unix', 'unix_ms', 'unix_us', 'unix_ns', 'unix_float'] as const;
+/** One timestamp_format value. */
 export type TimestampFormat = (typeof TIMESTAMP_FORMATS)[number];
 
 /** A timestamp as a JSON token: quoted RFC 3339 or a bare number (unix_ns keeps all 19 digits). */

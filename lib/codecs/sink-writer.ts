@@ -9,6 +9,7 @@ import type { SinkContext } from '../component.js';
 import type { Delivery, Event, EventBatch } from '../event.js';
 import type { EncodedBatch } from './batch.js';
 
+/** The steps a stream sink supplies to {@link serialWriter}. */
 export interface SerialWriterOptions {
   /** Writes one batch; resolves with its deliveries (rejects = the sink fails). */
   write(batch: EventBatch): Promise<readonly Delivery[]>;

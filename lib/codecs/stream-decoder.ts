@@ -22,6 +22,7 @@ export interface StreamDecoder {
   readonly eventBytes: number;
 }
 
+/** Codec options of one stream source. */
 export interface StreamDecoderOptions {
   readonly framing: FramingConfig;
   readonly decoding: DecodingConfig;
@@ -42,7 +43,7 @@ export function streamDecoderFactory(ctx: ComponentContext, opts: StreamDecoderO
     logSchema: schema,
     hostKey: opts.hostKey ?? schema.host_key,
     portKey: opts.portKey,
-    syslogZone: ctx.globals.timezone === 'local' ? 'local' : 'utc',
+    timezone: ctx.globals.timezone,
   });
   const frameErrors = ctx.telemetry.counter('component_errors_total', { error_code: 'decoder_frame', error_type: 'parser_failed', stage: 'processing' });
   const decodeErrors = ctx.telemetry.counter('component_errors_total', {

@@ -5,6 +5,7 @@
  * (integer when numeric), and each structured-data element at the root under its SD-ID.
  * Hand-written scanning (indexOf), no regular expression per message.
  */
+import { type Zone, getZone, localToUtc } from '../time/zone.js';
 import type { ObjectValue } from '../value.js';
 import { Timestamp } from '../value.js';
 
@@ -29,11 +30,12 @@ export interface SyslogMessage {
   message: string;
 }
 
+/** Clock and zone for RFC 3164 timestamps. */
 export interface SyslogOptions {
   /** Current time, for the year of RFC 3164 timestamps (which carry none). */
   now?: () => number;
-  /** `utc` (default) or `local`: zone of RFC 3164 timestamps. */
-  zone?: 'utc' | 'local';
+  /** Zone of RFC 3164 timestamps, which carry none: `local`, an IANA name or an offset; default UTC. */
+  timezone?: string | undefined;
 }
 
 /** Parses one message; never throws: text that is not syslog becomes the message. */
@@ -218,14 +220,15 @@ function parse3164Timestamp(line: string, pos: number, opts: SyslogOptions): [Ti
     ms = Math.floor(Number('0' + line.slice(p, q)) * 1000);
     p = q;
   }
-  const now = new Date(opts.now ? opts.now() : Date.now());
-  const local = opts.zone === 'local';
-  const nowYear = local ? now.getFullYear() : now.getUTCFullYear();
-  const nowMonth = local ? now.getMonth() : now.getUTCMonth();
+  const zone: Zone = getZone(opts.timezone);
+  const nowMs = opts.now ? opts.now() : Date.now();
+  // the current date in the message's zone, shifted so UTC getters read it
+  const nowLocal = new Date(nowMs + zone.offsetAt(nowMs) * 1000);
+  const nowYear = nowLocal.getUTCFullYear();
   // no year on the wire: a December message read in January belongs to last year
-  const year = nowMonth === 0 && month === 11 ? nowYear - 1 : nowYear;
-  const t = local ? new Date(year, month, day, h, m, s, ms).getTime() : Date.UTC(year, month, day, h, m, s, ms);
-  return [new Timestamp(t, 0), p];
+  const year = nowLocal.getUTCMonth() === 0 && month === 11 ? nowYear - 1 : nowYear;
+  const wallSecs = Date.UTC(year, month, day, h, m, s) / 1000;
+  return [new Timestamp(localToUtc(zone, wallSecs) * 1000 + ms, 0), p];
 }
 
 /** Writes a parsed message into event fields (Vector's legacy layout). */

@@ -190,7 +190,7 @@ class Parser {
         break;
       }
       const d = this.peek()!;
-      if (d === '\\' ? false : BAD_START.has(d)) {
+      if (d !== '\\' && BAD_START.has(d)) {
         this.pos = save;
         break;
       }
@@ -229,10 +229,12 @@ class Parser {
       const target = targetOf(w.text);
       return { k: 'match', target, op: { t: name === '_exists_' ? 'exists' : 'missing' } };
     }
-    if (name === '*') {
-      const w = this.word(true);
-      if (w.text !== '*' || !w.hasStar) this.fail('only "*" may follow "*:"', start);
-      return { k: 'all' };
+    if (name === '*' || name === '_default_') {
+      const save = this.pos;
+      const w = c === '"' || BAD_START.has(c) ? undefined : this.word(true);
+      if (w && w.text === '*' && w.hasStar) return { k: 'all' };
+      if (name === '*') this.fail('only "*" may follow "*:"', start);
+      this.pos = save;
     }
     if (c === '(') {
       this.pos++;

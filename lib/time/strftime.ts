@@ -319,6 +319,11 @@ interface Parsed {
   timestamp?: number;
   offset?: number;
   zone?: Zone;
+  weekSun?: number;
+  weekMon?: number;
+  isoWeek?: number;
+  isoYear?: number;
+  isoYearMod100?: number;
 }
 
 /** Abbreviations accepted by `%Z` when parsing; other names must be IANA zones. */
@@ -456,17 +461,17 @@ function parseNum(it: Item & { t: 'num' }, c: Cursor, p: Parsed): void {
       if (v > 6) throw new TimestampParseError(OUT_OF_RANGE);
       return setField(p, 'weekday', v);
     case 's': return setField(p, 'timestamp', v);
-    // Week numbers are read and checked for range only; dates come from year/month/day/ordinal.
     case 'U':
     case 'W':
       if (v > 53) throw new TimestampParseError(OUT_OF_RANGE);
-      return;
+      return setField(p, it.f === 'U' ? 'weekSun' : 'weekMon', v);
     case 'V':
       if (v < 1 || v > 53) throw new TimestampParseError(OUT_OF_RANGE);
-      return;
+      return setField(p, 'isoWeek', v);
     case 'G':
+      return setField(p, 'isoYear', v);
     case 'g':
-      return;
+      return setField(p, 'isoYearMod100', v);
   }
 }
 
@@ -591,6 +596,14 @@ function resolve(p: Parsed, zone: Zone): Timestamp {
   const nanos = p.nanos ?? 0;
   if (p.timestamp !== undefined) return toTimestamp(p.timestamp, nanos);
   let year = p.year;
+  // an ISO week date (`%G-W%V-%u`) needs no calendar year
+  if (p.isoWeek !== undefined && p.weekday !== undefined && (p.isoYear !== undefined || p.isoYearMod100 !== undefined) && p.month === undefined && p.ordinal === undefined) {
+    const isoYear = p.isoYear ?? (p.isoYearMod100! < 69 ? 2000 + p.isoYearMod100! : 1900 + p.isoYearMod100!);
+    const jan4 = daysFromCivil(isoYear, 1, 4);
+    const week1Monday = jan4 - ((((jan4 + 3) % 7) + 7) % 7); // days + 3 mod 7 = 0 on Mondays
+    if (p.isoWeek > weeksInYear(isoYear)) throw new TimestampParseError(OUT_OF_RANGE);
+    return finish(p, zone, week1Monday + (p.isoWeek - 1) * 7 + ((p.weekday + 6) % 7));
+  }
   if (p.yearMod100 !== undefined) {
     const y = p.century !== undefined ? p.century * 100 + p.yearMod100 : p.yearMod100 < 69 ? 2000 + p.yearMod100 : 1900 + p.yearMod100;
     if (year !== undefined && year !== y) throw new TimestampParseError(IMPOSSIBLE);
@@ -605,8 +618,21 @@ function resolve(p: Parsed, zone: Zone): Timestamp {
   } else if (p.ordinal !== undefined) {
     if (p.ordinal > (isLeapYear(year) ? 366 : 365)) throw new TimestampParseError(OUT_OF_RANGE);
     days = daysFromCivil(year, 1, 1) + p.ordinal - 1;
+  } else if (p.weekday !== undefined && (p.weekSun !== undefined || p.weekMon !== undefined)) {
+    // %U weeks start on the first Sunday, %W weeks on the first Monday; week 0 precedes them
+    const jan1 = daysFromCivil(year, 1, 1);
+    const jan1Wday = (((jan1 + 4) % 7) + 7) % 7;
+    if (p.weekSun !== undefined) days = jan1 + ((7 - jan1Wday) % 7) + (p.weekSun - 1) * 7 + p.weekday;
+    else days = jan1 + ((8 - jan1Wday) % 7) + (p.weekMon! - 1) * 7 + ((p.weekday + 6) % 7);
+    if (days < jan1 || days >= jan1 + (isLeapYear(year) ? 366 : 365)) throw new TimestampParseError(OUT_OF_RANGE);
   } else throw new TimestampParseError(NOT_ENOUGH);
   if (p.weekday !== undefined && (((days + 4) % 7) + 7) % 7 !== p.weekday) throw new TimestampParseError(IMPOSSIBLE);
+  return finish(p, zone, days);
+}
+
+/** Adds the time of day to a day number and converts to UTC. */
+function finish(p: Parsed, zone: Zone, days: number): Timestamp {
+  const nanos = p.nanos ?? 0;
 
   let hour: number;
   if (p.hour12 !== undefined) {

@@ -215,10 +215,12 @@ export function civilFromDays(z: number, out: { year: number; month: number; day
   out.day = d;
 }
 
+/** Gregorian leap year. */
 export function isLeapYear(y: number): boolean {
   return (y % 4 === 0 && y % 100 !== 0) || y % 400 === 0;
 }
 
+/** Days in a month (1-12) of a year. */
 export function daysInMonth(y: number, m: number): number {
   return m === 2 ? (isLeapYear(y) ? 29 : 28) : m === 4 || m === 6 || m === 9 || m === 11 ? 30 : 31;
 }

@@ -8,7 +8,8 @@ import type { Counter } from '../telemetry/registry.js';
 
 /** The input side of a transform or sink. */
 export interface Port {
-  push(batch: EventBatch): void;
+  /** `bytes` is the batch's estimated size, computed once by the producer. */
+  push(batch: EventBatch, bytes: number): void;
   /** An upstream output finished (its source completed); the port completes after its last one. */
   upstreamEnded(from: Fanout): void;
 }
@@ -41,19 +42,20 @@ export class Fanout {
     return this.consumers.includes(p);
   }
 
-  emit(batch: EventBatch): void {
+  /** `bytes` saves walking the batch again when the caller already sized it. */
+  emit(batch: EventBatch, bytes: number = batchSize(batch)): void {
     const n = batch.length;
     if (n === 0) return;
     this.sentEvents.add(n);
-    this.sentBytes.add(batchSize(batch));
+    this.sentBytes.add(bytes);
     const cs = this.consumers;
     if (cs.length === 0) {
       // an output nobody consumes drops its events, as in Vector ("has no consumers" warning)
       settleAll(batch, 'delivered');
       return;
     }
-    for (let i = 0; i < cs.length - 1; i++) cs[i]!.push(cloneBatch(batch));
-    cs[cs.length - 1]!.push(batch);
+    for (let i = 0; i < cs.length - 1; i++) cs[i]!.push(cloneBatch(batch), bytes);
+    cs[cs.length - 1]!.push(batch, bytes);
   }
 
   end(): void {

@@ -274,9 +274,9 @@ export class Topology {
     }
   }
 
-  private routeOutput(id: string, item: EventBatch | RoutedBatch): void {
-    if (Array.isArray(item)) this.fanouts.get(id)?.emit(item);
-    else this.fanouts.get(`${id}.${item.output}`)?.emit(item.events);
+  private routeOutput(id: string, item: EventBatch | RoutedBatch, bytes?: number): void {
+    if (Array.isArray(item)) this.fanouts.get(id)?.emit(item, bytes);
+    else this.fanouts.get(`${id}.${item.output}`)?.emit(item.events, bytes);
   }
 
   private endOutputs(id: string): void {
@@ -318,10 +318,11 @@ export class Topology {
         .subscribe({
           next: (item) => {
             const events = Array.isArray(item) ? item : item.events;
+            const bytes = batchSize(events);
             received.add(events.length);
-            receivedBytes.add(batchSize(events));
+            receivedBytes.add(bytes);
             perBatch.record(events.length);
-            this.routeOutput(id, item);
+            this.routeOutput(id, item, bytes);
           },
           error: (err: unknown) => {
             n.log.error('source failed', { error: (err as Error).message });
@@ -343,9 +344,9 @@ export class Topology {
     const ended = new Set<Fanout>();
     return {
       upstreams,
-      push: (batch) => {
+      push: (batch, bytes) => {
         received.add(batch.length);
-        receivedBytes.add(batchSize(batch));
+        receivedBytes.add(bytes);
         n.input$.next(batch);
       },
       upstreamEnded: (f) => {
@@ -375,10 +376,10 @@ export class Topology {
     const ended = new Set<Fanout>();
     return {
       upstreams,
-      push: (batch) => {
+      push: (batch, bytes) => {
         // spec 01 §2.1: without acknowledgements a sink releases events when they enter its buffer
         if (!n.acks) settleAll(batch, 'delivered');
-        n.buffer.push(batch);
+        n.buffer.push(batch, bytes);
       },
       upstreamEnded: (f) => {
         ended.add(f);
@@ -417,7 +418,9 @@ export class Topology {
               sentEventBytes.add(batchSize(d.events));
               sentBytes.add(d.bytes);
             } else failed[d.status]!.add(d.events.length);
-            if (n.acks) settleAll(d.events, d.status);
+            // without acknowledgements the source's claims were released at buffer entry; what is
+            // left are the buffer's own (a disk buffer deletes what its sink settled)
+            settleAll(d.events, d.status);
           },
           error: (err: unknown) => {
             n.log.error('sink failed', { error: (err as Error).message });

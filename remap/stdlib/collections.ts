@@ -2,7 +2,7 @@
 import { type ObjectValue, type Value, cloneValue, isObject, valueEquals } from '../../lib/value.js';
 import { type ArgInfo, type FnDef, FunctionCompileError, type QueryRef, defineFunction } from '../function.js';
 import * as K from '../kind.js';
-import { fail, optStr } from './util.js';
+import { fail, fromBytes, optStr, toBytes } from './util.js';
 
 const req = (name: string, kind: number) => ({ name, kind, required: true });
 const opt = (name: string, kind: number) => ({ name, kind });
@@ -160,6 +160,7 @@ function removeAtPath(v: Value, path: (string | number)[], i: number, compact: b
 
 const isEmptyContainer = (v: Value): boolean => (Array.isArray(v) && v.length === 0) || (isObject(v) && Object.keys(v).length === 0);
 
+/** The functions of this file, for the stdlib list. */
 export const collectionFunctions: readonly FnDef[] = [
   defineFunction({
     name: 'push',
@@ -248,15 +249,16 @@ export const collectionFunctions: readonly FnDef[] = [
   }),
   defineFunction({
     name: 'keys',
+    fresh: true,
     params: [req('value', K.OBJECT)],
     returns: K.arrayOf(K.K_BYTES),
-    call: ([v]) => Object.keys(v as ObjectValue),
+    call: ([v]) => Object.keys(v as ObjectValue).sort(),
   }),
   defineFunction({
     name: 'values',
     params: [req('value', K.OBJECT)],
     returns: K.K_ARRAY,
-    call: ([v]) => Object.values(v as ObjectValue),
+    call: ([v]) => Object.keys(v as ObjectValue).sort().map((k) => (v as ObjectValue)[k]!),
   }),
   defineFunction({
     name: 'get',
@@ -294,8 +296,8 @@ export const collectionFunctions: readonly FnDef[] = [
       if (size < 1) return fail('"chunk_size" must be at least 1 byte');
       const out: Value[] = [];
       if (typeof v === 'string') {
-        const b = Buffer.from(v);
-        for (let i = 0; i < b.length; i += size) out.push(b.subarray(i, i + size).toString('utf8'));
+        const b = toBytes(v);
+        for (let i = 0; i < b.length; i += size) out.push(fromBytes(b.subarray(i, i + size)));
       } else for (let i = 0; i < (v as Value[]).length; i += size) out.push((v as Value[]).slice(i, i + size));
       return out;
     },
@@ -303,7 +305,7 @@ export const collectionFunctions: readonly FnDef[] = [
   defineFunction({
     name: 'zip',
     params: [req('array_0', K.ARRAY), opt('array_1', K.ARRAY)],
-    fallible: true,
+    fallible: (args) => !args[1]!.present && !K.elementKind(args[0]!.kind).isOnly(K.ARRAY),
     returns: K.arrayOf(K.K_ARRAY),
     call: ([a, b]) => {
       const arrays = (b === undefined ? a : [a, b]) as Value[];
@@ -317,7 +319,7 @@ export const collectionFunctions: readonly FnDef[] = [
   defineFunction({
     name: 'object_from_array',
     params: [req('values', K.ARRAY), opt('keys', K.ARRAY)],
-    fallible: true,
+    fallible: (args) => (args[1]!.present ? !K.elementKind(args[1]!.kind).isOnly(K.BYTES | K.NULL) : !K.elementKind(args[0]!.kind).isOnly(K.ARRAY)),
     returns: K.K_OBJECT,
     call: ([vals, keys]) => {
       const out: ObjectValue = {};
@@ -342,12 +344,15 @@ export const collectionFunctions: readonly FnDef[] = [
   defineFunction({
     name: 'unnest',
     params: [{ name: 'path', kind: K.ARRAY, required: true, query: true }],
-    fallible: (args) => !args[0]!.kind.isOnly(K.ARRAY),
+    fallible: (args) => !args[0]!.kind.has(K.ARRAY),
     returns: (args) => {
-      const a = args[0] as ArgInfo & { rootKind?: K.Kind; path?: K.KSeg[] };
+      const a = args[0]!;
       if (!a.rootKind || !a.path) return K.K_ARRAY;
-      const el = K.elementKind(a.kind);
-      return K.arrayOf(K.kindSet(a.rootKind, a.path, el));
+      if (!a.kind.has(K.ARRAY)) return K.NEVER;
+      const items = new Map<number, K.Kind>();
+      for (const [i, kk] of a.kind.items) items.set(i, K.kindSet(a.rootKind, a.path, kk));
+      const u = a.kind.itemsUnknown;
+      return K.arrayKind(items, u && u.without(K.UNDEFINED).bits !== 0 ? K.kindSet(a.rootKind, a.path, u.without(K.UNDEFINED)) : undefined);
     },
     call: ([q], env) => {
       const ref = q as unknown as QueryRef;

@@ -13,7 +13,7 @@ function mapKeysRec(v: Value, f: (k: Value) => Value, recursive: boolean): Value
   if (Array.isArray(v)) return recursive ? v.map((x) => mapKeysRec(x, f, true)) : v;
   if (!isObject(v)) return v;
   const out: ObjectValue = {};
-  for (const k in v) {
+  for (const k of Object.keys(v).sort()) {
     const nk = f(k);
     if (typeof nk !== 'string') fail(`expected string, got ${K.valueKindName(nk)}`);
     out[nk] = recursive ? mapKeysRec(v[k]!, f, true) : v[k]!;
@@ -25,7 +25,7 @@ function mapValuesRec(v: Value, f: (x: Value) => Value, recursive: boolean): Val
   if (Array.isArray(v)) return v.map((x) => (recursive && (Array.isArray(x) || isObject(x)) ? f(mapValuesRec(x, f, true)) : f(x)));
   if (isObject(v)) {
     const out: ObjectValue = {};
-    for (const k in v) {
+    for (const k of Object.keys(v).sort()) {
       const x = v[k]!;
       out[k] = recursive && (Array.isArray(x) || isObject(x)) ? f(mapValuesRec(x, f, true)) : f(x);
     }
@@ -34,6 +34,7 @@ function mapValuesRec(v: Value, f: (x: Value) => Value, recursive: boolean): Val
   return v;
 }
 
+/** The functions of this file, for the stdlib list. */
 export const iterationFunctions: readonly FnDef[] = [
   defineFunction({
     name: 'for_each',
@@ -43,7 +44,7 @@ export const iterationFunctions: readonly FnDef[] = [
     call: ([v], env) => {
       const f = env.closure!;
       if (Array.isArray(v)) v.forEach((x, i) => f(i, x));
-      else for (const k in v as ObjectValue) f(k, (v as ObjectValue)[k]!);
+      else for (const k of Object.keys(v as ObjectValue).sort()) f(k, (v as ObjectValue)[k]!);
       return null;
     },
   }),
@@ -56,7 +57,7 @@ export const iterationFunctions: readonly FnDef[] = [
       const f = env.closure!;
       if (Array.isArray(v)) return v.filter((x, i) => f(i, x) === true);
       const out: ObjectValue = {};
-      for (const k in v as ObjectValue) if (f(k, (v as ObjectValue)[k]!) === true) out[k] = (v as ObjectValue)[k]!;
+      for (const k of Object.keys(v as ObjectValue).sort()) if (f(k, (v as ObjectValue)[k]!) === true) out[k] = (v as ObjectValue)[k]!;
       return out;
     },
   }),

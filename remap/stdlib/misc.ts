@@ -26,6 +26,7 @@ function uuidV7(ms: number): string {
   return `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20)}`;
 }
 
+/** The functions of this file, for the stdlib list. */
 export const miscFunctions: readonly FnDef[] = [
   defineFunction({
     name: 'exists',
@@ -51,7 +52,7 @@ export const miscFunctions: readonly FnDef[] = [
     ],
     impure: true,
     returns: K.K_NULL,
-    call: ([v, l, r]) => {
+    call: ([v, l, r], env) => {
       const level = typeof l === 'string' ? l : 'info';
       const msg = typeof v === 'string' ? v : displayValue(v!);
       // spec 02 §8: log is rate limited by default (one message per 1 s per text)
@@ -62,7 +63,7 @@ export const miscFunctions: readonly FnDef[] = [
       if (secs > 0 && prev !== undefined && now - prev < secs * 1000) return null;
       if (lastLogged.size > 10_000) lastLogged.clear();
       lastLogged.set(key, now);
-      logSink.write(level, msg);
+      (env.ctx.log ?? logSink.write)(level, msg);
       return null;
     },
   }),
@@ -72,7 +73,12 @@ export const miscFunctions: readonly FnDef[] = [
     params: [{ name: 'timestamp', kind: K.TIMESTAMP }],
     impure: true,
     returns: K.K_BYTES,
-    call: ([t]) => uuidV7(t instanceof Timestamp ? t.ms : Date.now()),
+    call: ([t]) => {
+      if (!(t instanceof Timestamp)) return uuidV7(Date.now());
+      // VRL hands the epoch nanoseconds, truncated to 32 bits, as the sub-second part
+      const sub = Number(t.toNanos() & 0xffffffffn);
+      return uuidV7(Math.floor(t.ms / 1000) * 1000 + Math.floor(sub / 1e6));
+    },
   }),
   defineFunction({
     name: 'get_env_var',

@@ -28,6 +28,7 @@ function rounding(name: string, f: (x: number) => number): FnDef {
 /** Rounds half away from zero, as Rust's f64::round. */
 const roundHalfAway = (x: number): number => (x < 0 ? -Math.round(-x) : Math.round(x));
 
+/** The functions of this file, for the stdlib list. */
 export const numberFunctions: readonly FnDef[] = [
   rounding('floor', Math.floor),
   rounding('ceil', Math.ceil),
@@ -99,6 +100,7 @@ export const numberFunctions: readonly FnDef[] = [
         const m = /^(-?)0([xbo])(.*)$/i.exec(s);
         if (m) {
           base = m[2]!.toLowerCase() === 'x' ? 16 : m[2]!.toLowerCase() === 'b' ? 2 : 8;
+          s = m[1]! + m[3]!;
         } else if (/^-?0\d/.test(s)) {
           base = 8;
         }

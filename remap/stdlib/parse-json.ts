@@ -5,11 +5,18 @@ import * as K from '../kind.js';
 import { encodeJson, fail, parseJsonText } from './util.js';
 
 /** Kind of any JSON document. */
-export const JSON_KIND = K.k(K.BYTES | K.INTEGER | K.FLOAT | K.BOOLEAN | K.NULL | K.OBJECT | K.ARRAY);
+export const JSON_KIND: K.Kind = (() => {
+  const j = new K.Kind(K.BYTES | K.INTEGER | K.FLOAT | K.BOOLEAN | K.NULL | K.OBJECT | K.ARRAY) as unknown as { fieldsUnknown: K.Kind; itemsUnknown: K.Kind };
+  j.fieldsUnknown = j as unknown as K.Kind;
+  j.itemsUnknown = j as unknown as K.Kind;
+  return j as unknown as K.Kind;
+})();
 
+/** The functions of this file, for the stdlib list. */
 export const jsonFunctions: readonly FnDef[] = [
   defineFunction({
     name: 'parse_json',
+    fresh: true,
     params: [
       { name: 'value', kind: K.BYTES, required: true },
       { name: 'max_depth', kind: K.INTEGER },

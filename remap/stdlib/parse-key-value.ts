@@ -130,10 +130,9 @@ function flattenFor(v: Value, prefix: string, out: [string, Value][]): void {
   else out.push([prefix, v]);
 }
 
-function encodeKv(v: ObjectValue, order: Value[] | undefined, kvd: string, fd: string, flatten: boolean): string {
+function encodeKv(v: ObjectValue, order: Value[] | undefined, kvd: string, fd: string, flattenBoolean: boolean): string {
   const pairs: [string, Value][] = [];
-  if (flatten) flattenFor(v, '', pairs);
-  else for (const k of Object.keys(v).sort()) pairs.push([k, v[k]!]);
+  flattenFor(v, '', pairs);
   const ordered: [string, Value][] = [];
   if (order) {
     for (const f of order) {
@@ -142,12 +141,22 @@ function encodeKv(v: ObjectValue, order: Value[] | undefined, kvd: string, fd: s
     }
   }
   ordered.push(...pairs);
-  return ordered.map(([k, x]) => (x === true && false ? k : `${k}${kvd}${kvText(x)}`)).join(fd);
+  const parts: string[] = [];
+  for (const [k, x] of ordered) {
+    if (flattenBoolean && typeof x === 'boolean') {
+      if (x) parts.push(k);
+      continue;
+    }
+    parts.push(`${k}${kvd}${kvText(x)}`);
+  }
+  return parts.join(fd);
 }
 
+/** The functions of this file, for the stdlib list. */
 export const keyValueFunctions: readonly FnDef[] = [
   defineFunction({
     name: 'parse_key_value',
+    fresh: true,
     params: [
       { name: 'value', kind: K.BYTES, required: true },
       { name: 'key_value_delimiter', kind: K.BYTES },
@@ -174,9 +183,9 @@ export const keyValueFunctions: readonly FnDef[] = [
       { name: 'field_delimiter', kind: K.BYTES },
       { name: 'flatten_boolean', kind: K.BOOLEAN },
     ],
-    fallible: true,
+    fallible: (args) => args[1]!.present,
     returns: K.K_BYTES,
-    call: ([v, o, kvd, fd]) => encodeKv(v as ObjectValue, o as Value[] | undefined, optStr(kvd, '='), optStr(fd, ' '), true),
+    call: ([v, o, kvd, fd, fb]) => encodeKv(v as ObjectValue, o as Value[] | undefined, optStr(kvd, '='), optStr(fd, ' '), fb === true),
   }),
   defineFunction({
     name: 'encode_logfmt',
@@ -184,8 +193,8 @@ export const keyValueFunctions: readonly FnDef[] = [
       { name: 'value', kind: K.OBJECT, required: true },
       { name: 'fields_ordering', kind: K.ARRAY },
     ],
-    fallible: true,
+    fallible: (args) => args[1]!.present,
     returns: K.K_BYTES,
-    call: ([v, o]) => encodeKv(v as ObjectValue, o as Value[] | undefined, '=', ' ', true),
+    call: ([v, o]) => encodeKv(v as ObjectValue, o as Value[] | undefined, '=', ' ', false),
   }),
 ];

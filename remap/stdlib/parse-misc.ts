@@ -88,7 +88,8 @@ function parseCsvLine(s: string, d: string): string[] {
   return out;
 }
 
-const DURATION_UNITS: Record<string, number> = { ns: 1e-9, us: 1e-6, 'µs': 1e-6, ms: 1e-3, cs: 1e-2, ds: 1e-1, s: 1, m: 60, h: 3600, d: 86400, w: 604800 };
+/** Unit sizes in nanoseconds (integers, so sums stay exact). */
+const DURATION_UNITS: Record<string, number> = { ns: 1, us: 1e3, 'µs': 1e3, ms: 1e6, cs: 1e7, ds: 1e8, s: 1e9, m: 60e9, h: 3600e9, d: 86400e9, w: 604800e9 };
 
 function parseDuration(s: string, unit: string): Float {
   const u = DURATION_UNITS[unit];
@@ -156,11 +157,12 @@ function parseUrl(s: string, knownPorts: boolean): ObjectValue {
   };
 }
 
-const BYTE_UNITS: Record<string, number> = { B: 1, kB: 1e3, KB: 1e3, MB: 1e6, GB: 1e9, TB: 1e12, KiB: 1024, MiB: 1024 ** 2, GiB: 1024 ** 3, TiB: 1024 ** 4 };
 
+/** The functions of this file, for the stdlib list. */
 export const miscParseFunctions: readonly FnDef[] = [
   defineFunction({
     name: 'parse_common_log',
+    fresh: true,
     params: [
       { name: 'value', kind: K.BYTES, required: true },
       { name: 'timestamp_format', kind: K.BYTES },
@@ -171,13 +173,14 @@ export const miscParseFunctions: readonly FnDef[] = [
   }),
   defineFunction({
     name: 'parse_tokens',
+    fresh: true,
     params: [{ name: 'value', kind: K.BYTES, required: true }],
-    fallible: true,
     returns: K.arrayOf(K.k(K.BYTES | K.NULL)),
     call: ([v]) => parseTokens(v as string),
   }),
   defineFunction({
     name: 'parse_csv',
+    fresh: true,
     params: [
       { name: 'value', kind: K.BYTES, required: true },
       { name: 'delimiter', kind: K.BYTES },
@@ -192,6 +195,7 @@ export const miscParseFunctions: readonly FnDef[] = [
   }),
   defineFunction({
     name: 'parse_url',
+    fresh: true,
     params: [
       { name: 'value', kind: K.BYTES, required: true },
       { name: 'default_known_ports', kind: K.BOOLEAN },
@@ -202,6 +206,7 @@ export const miscParseFunctions: readonly FnDef[] = [
   }),
   defineFunction({
     name: 'parse_query_string',
+    fresh: true,
     params: [{ name: 'value', kind: K.BYTES, required: true }],
     returns: K.K_OBJECT,
     call: ([v]) => parseQuery(v as string),
@@ -225,11 +230,21 @@ export const miscParseFunctions: readonly FnDef[] = [
     ],
     fallible: true,
     returns: K.K_FLOAT,
-    call: ([v, u]) => {
+    call: ([v, u, b]) => {
+      const base = optStr(b, '2');
+      if (base !== '2' && base !== '10') return fail(`unsupported base: ${base}`);
       const m = /^\s*(\d+(?:\.\d+)?)\s*([A-Za-z]+)\s*$/.exec(v as string);
-      const unit = BYTE_UNITS[u as string];
-      if (!m || unit === undefined || BYTE_UNITS[m[2]!] === undefined) return fail(`unable to parse bytes: '${v}'`);
-      return new Float((Number(m[1]) * BYTE_UNITS[m[2]!]!) / unit);
+      const scale = (name: string): number | undefined => {
+        const decimal: Record<string, number> = { B: 1, kB: 1e3, KB: 1e3, MB: 1e6, GB: 1e9, TB: 1e12, PB: 1e15, EB: 1e18 };
+        const binary: Record<string, number> = { B: 1, kB: 1024, KB: 1024, MB: 1024 ** 2, GB: 1024 ** 3, TB: 1024 ** 4, PB: 1024 ** 5, EB: 1024 ** 6 };
+        const iec: Record<string, number> = { KiB: 1024, MiB: 1024 ** 2, GiB: 1024 ** 3, TiB: 1024 ** 4, PiB: 1024 ** 5, EiB: 1024 ** 6 };
+        return iec[name] ?? (base === '2' ? binary : decimal)[name];
+      };
+      const from = m ? scale(m[2]!) : undefined;
+      const to = scale(u as string);
+      if (!m || from === undefined) return fail(`unable to parse bytes: '${v}'`);
+      if (to === undefined) return fail(`unknown unit: ${u}`);
+      return new Float((Number(m[1]) * from) / to);
     },
   }),
 ];

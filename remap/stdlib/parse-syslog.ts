@@ -5,10 +5,12 @@ import { type FnDef, defineFunction } from '../function.js';
 import * as K from '../kind.js';
 import { fail } from './util.js';
 
+/** Syslog facility names by code (RFC 5424 table). */
 export const FACILITIES = [
   'kern', 'user', 'mail', 'daemon', 'auth', 'syslog', 'lpr', 'news', 'uucp', 'cron', 'authpriv', 'ftp', 'ntp', 'audit', 'alert', 'clockd',
   'local0', 'local1', 'local2', 'local3', 'local4', 'local5', 'local6', 'local7',
 ];
+/** Syslog severity names by level 0..7. */
 export const SEVERITIES = ['emerg', 'alert', 'crit', 'err', 'warning', 'notice', 'info', 'debug'];
 
 const MONTHS = ['jan', 'feb', 'mar', 'apr', 'may', 'jun', 'jul', 'aug', 'sep', 'oct', 'nov', 'dec'];
@@ -183,9 +185,11 @@ const SYSLOG_KIND = K.objectKind(
   K.objectOf(K.K_BYTES),
 );
 
+/** The functions of this file, for the stdlib list. */
 export const syslogFunctions: readonly FnDef[] = [
   defineFunction({
     name: 'parse_syslog',
+    fresh: true,
     params: [{ name: 'value', kind: K.BYTES, required: true }],
     fallible: true,
     returns: SYSLOG_KIND,

@@ -33,6 +33,7 @@ function regexKind(args: readonly ArgInfo[]): K.Kind {
   return K.objectKind(fields);
 }
 
+/** The functions of this file, for the stdlib list. */
 export const regexFunctions: readonly FnDef[] = [
   defineFunction({
     name: 'match',
@@ -58,6 +59,7 @@ export const regexFunctions: readonly FnDef[] = [
   }),
   defineFunction({
     name: 'parse_regex',
+    fresh: true,
     params: [
       { name: 'value', kind: K.BYTES, required: true },
       { name: 'pattern', kind: K.REGEX, required: true },
@@ -75,6 +77,7 @@ export const regexFunctions: readonly FnDef[] = [
   }),
   defineFunction({
     name: 'parse_regex_all',
+    fresh: true,
     params: [
       { name: 'value', kind: K.BYTES, required: true },
       { name: 'pattern', kind: K.REGEX, required: true },

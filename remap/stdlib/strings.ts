@@ -3,7 +3,7 @@ import { type Value, Float } from '../../lib/value.js';
 import { type ArgInfo, type FnDef, FunctionCompileError, defineFunction } from '../function.js';
 import * as K from '../kind.js';
 import { globalOf, jsSource } from '../regex.js';
-import { fail, optInt } from './util.js';
+import { fail, fromBytes, optInt, toBytes } from './util.js';
 
 const S = K.BYTES;
 const req = (name: string, kind: number) => ({ name, kind, required: true });
@@ -25,6 +25,7 @@ export function jsReplacement(with_: string): string {
 
 const charsOf = (s: string): string[] => Array.from(s);
 
+/** The functions of this file, for the stdlib list. */
 export const stringFunctions: readonly FnDef[] = [
   strFn('upcase', (s) => s.toUpperCase()),
   strFn('downcase', (s) => s.toLowerCase()),
@@ -41,7 +42,7 @@ export const stringFunctions: readonly FnDef[] = [
   defineFunction({
     name: 'contains_all',
     params: [req('value', S), req('substrings', K.ARRAY), opt('case_sensitive', K.BOOLEAN)],
-    fallible: true,
+    fallible: (args) => !K.elementKind(args[1]!.kind).isOnly(K.BYTES),
     returns: K.K_BOOLEAN,
     call: ([v, subs, cs]) => {
       const hay = cs === false ? (v as string).toLowerCase() : (v as string);
@@ -95,6 +96,7 @@ export const stringFunctions: readonly FnDef[] = [
   }),
   defineFunction({
     name: 'split',
+    fresh: true,
     params: [req('value', S), req('pattern', S | K.REGEX), opt('limit', K.INTEGER)],
     returns: K.arrayOf(K.K_BYTES),
     call: ([v, p, l]) => {
@@ -161,12 +163,14 @@ export const stringFunctions: readonly FnDef[] = [
     returns: (args: readonly ArgInfo[]) => {
       const k = args[0]!.kind;
       if (k.isOnly(K.BYTES)) return K.K_BYTES;
-      if (k.isOnly(K.ARRAY)) return K.arrayOf(K.elementKind(k));
+      // VRL keeps the input's kind (known items included) for an array
+      if (k.isOnly(K.ARRAY)) return k;
       return K.k(K.BYTES | K.ARRAY);
     },
     call: ([v, s, e]) => {
       const isStr = typeof v === 'string';
-      const len = isStr ? Buffer.byteLength(v) : (v as Value[]).length;
+      const bytes = isStr ? toBytes(v) : undefined;
+      const len = bytes ? bytes.length : (v as Value[]).length;
       let start = s as number;
       let end = e === undefined || e === null ? len : (e as number);
       if (start < 0) start += len;
@@ -174,7 +178,7 @@ export const stringFunctions: readonly FnDef[] = [
       if (start < 0 || start > len || end > len || start > end) {
         return fail(`"start" must be between "${-len}" and "${len}"`);
       }
-      if (isStr) return Buffer.from(v).subarray(start, end).toString('utf8');
+      if (bytes) return fromBytes(bytes.subarray(start, end));
       return (v as Value[]).slice(start, end);
     },
   }),
@@ -182,7 +186,7 @@ export const stringFunctions: readonly FnDef[] = [
     name: 'length',
     params: [req('value', K.ARRAY | K.OBJECT | S)],
     returns: K.K_INTEGER,
-    call: ([v]) => (typeof v === 'string' ? Buffer.byteLength(v) : Array.isArray(v) ? v.length : Object.keys(v as object).length),
+    call: ([v]) => (typeof v === 'string' ? toBytes(v).length : Array.isArray(v) ? v.length : Object.keys(v as object).length),
   }),
   defineFunction({
     name: 'shannon_entropy',
@@ -197,7 +201,7 @@ export const stringFunctions: readonly FnDef[] = [
     call: ([v], env) => {
       const s = v as string;
       const units: (string | number)[] =
-        env.prepared === 'byte' ? [...Buffer.from(s)] : env.prepared === 'codepoint' ? Array.from(s) : [...new Intl.Segmenter().segment(s)].map((x) => x.segment);
+        env.prepared === 'byte' ? [...toBytes(s)] : env.prepared === 'codepoint' ? Array.from(s) : [...new Intl.Segmenter().segment(s)].map((x) => x.segment);
       const counts = new Map<string | number, number>();
       for (const u of units) counts.set(u, (counts.get(u) ?? 0) + 1);
       let h = 0;

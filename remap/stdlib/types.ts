@@ -12,6 +12,7 @@ const typeDef = defineFunction({
   name: 'type_def',
   params: [{ name: 'value', kind: K.ALL, required: true }],
   returns: K.ANY,
+  noEval: true,
   prepare: (args) => K.kindDebug(args[0]!.kind, args[0]!.fallible),
   call: (_a, env) => env.prepared as Value,
 });
@@ -82,14 +83,40 @@ const isFns = [
   isFn('is_array', (v) => Array.isArray(v)),
   isFn('is_object', (v) => isObject(v)),
   isFn('is_nullish', (v) => v === null || (typeof v === 'string' && (v === '' || v === '-' || /^\s*$/.test(v)))),
-  isFn('is_json', (v) => {
-    if (typeof v !== 'string') return false;
-    try {
-      JSON.parse(v);
-      return true;
-    } catch {
-      return false;
-    }
+  defineFunction({
+    name: 'is_json',
+    params: [
+      { name: 'value', kind: K.BYTES, required: true },
+      { name: 'variant', kind: K.BYTES },
+    ],
+    returns: K.K_BOOLEAN,
+    call: ([v, variant]) => {
+      let parsed: unknown;
+      try {
+        parsed = JSON.parse(v as string);
+      } catch {
+        return false;
+      }
+      switch (variant) {
+        case undefined:
+        case null:
+          return true;
+        case 'object':
+          return typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed);
+        case 'array':
+          return Array.isArray(parsed);
+        case 'string':
+          return typeof parsed === 'string';
+        case 'number':
+          return typeof parsed === 'number';
+        case 'bool':
+          return typeof parsed === 'boolean';
+        case 'null':
+          return parsed === null;
+        default:
+          return fail('invalid variant');
+      }
+    },
   }),
   defineFunction({
     name: 'is_empty',
@@ -227,4 +254,5 @@ function tag(v: Value): Value {
   return { [name]: v };
 }
 
+/** The functions of this file, for the stdlib list. */
 export const typeFunctions: readonly FnDef[] = [typeDef, assert, assertEq, ...guards, ...isFns, toString, toInt, toFloat, toBool, toRegex, tagTypesExternally];

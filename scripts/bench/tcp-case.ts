@@ -1,9 +1,14 @@
 /**
  * One benchmark case in its own process (so peak RSS is its own): listens, prints "READY <port>",
  * waits for "go" on stdin, and prints one JSON result line once `lines` events were handled.
- * Cases: baseline (bare Node: read socket, split lines, one object per line), blackhole, file.
+ * Cases: baseline (bare Node: read socket, split lines, one object per line), blackhole, file,
+ * http-baseline (bare Node: lines -> {message, timestamp} -> NDJSON POSTs of 1,000, 4 in flight)
+ * and http (weir's http sink, ndjson) against the same minimal consumer in another process.
  */
-import { createServer } from 'node:net';
+import { connect, createServer } from 'node:net';
+import { Agent, request } from 'node:http';
+import { spawn } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
 import { createInterface } from 'node:readline';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -30,6 +35,21 @@ function report(extra: Record<string, unknown> = {}) {
   process.exit(0);
 }
 
+/** Resolves once something accepts connections on the port (the source listens asynchronously). */
+async function listening(port: number): Promise<void> {
+  for (;;) {
+    const ok = await new Promise<boolean>((resolve) => {
+      const s = connect(port, '127.0.0.1', () => {
+        s.destroy();
+        resolve(true);
+      });
+      s.on('error', () => resolve(false));
+    });
+    if (ok) return;
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
 async function freePort(): Promise<number> {
   const s = createServer();
   await new Promise<void>((r) => s.listen(0, '127.0.0.1', r));
@@ -38,7 +58,88 @@ async function freePort(): Promise<number> {
   return port;
 }
 
-if (kind === 'baseline') {
+/** Starts the benchmark's HTTP consumer in its own process; resolves with its port. */
+async function startConsumer(): Promise<number> {
+  const file = fileURLToPath(new URL(import.meta.url.endsWith('.ts') ? './http-consumer.ts' : './http-consumer.js', import.meta.url));
+  const child = spawn(process.execPath, [...(file.endsWith('.ts') ? ['--import', 'tsx'] : []), file], { stdio: ['ignore', 'pipe', 'inherit'] });
+  process.on('exit', () => child.kill());
+  // a signal skips 'exit' handlers: turn it into an exit so the consumer never outlives the case
+  process.once('SIGTERM', () => process.exit(0));
+  return new Promise((resolve) => {
+    let out = '';
+    child.stdout!.on('data', (c: Buffer) => {
+      out += c.toString();
+      const m = /"port":(\d+)/.exec(out);
+      if (m) resolve(Number(m[1]));
+    });
+  });
+}
+
+if (kind === 'http-baseline') {
+  const consumer = await startConsumer();
+  const agent = new Agent({ keepAlive: true, maxSockets: 4 });
+  let acked = 0;
+  let inFlight = 0;
+  const queue: string[] = [];
+  /** Events in each queued body. */
+  const sizes: number[] = [];
+  let lines_: string[] = [];
+  let rest = '';
+  let paused: import('node:net').Socket | undefined;
+  const post = () => {
+    while (inFlight < 4 && queue.length > 0) {
+      const body = queue.shift()!;
+      const events = sizes.shift()!;
+      inFlight++;
+      const req = request({ host: '127.0.0.1', port: consumer, method: 'POST', path: '/', agent, headers: { 'content-type': 'application/x-ndjson' } }, (res) => {
+        res.resume();
+        res.on('end', () => {
+          inFlight--;
+          acked += events;
+          if (acked >= lines) report();
+          post();
+          if (paused && queue.length < 8) {
+            paused.resume();
+            paused = undefined;
+          }
+        });
+      });
+      req.end(body);
+    }
+  };
+  const server = createServer((sock) => {
+    sock.setEncoding('utf8');
+    sock.on('data', (chunk: string) => {
+      const text = rest + chunk;
+      let start = 0;
+      let nl: number;
+      while ((nl = text.indexOf('\n', start)) >= 0) {
+        lines_.push(JSON.stringify({ message: text.slice(start, nl), timestamp: new Date().toISOString() }));
+        start = nl + 1;
+        if (lines_.length === 1000) {
+          queue.push(lines_.join('\n') + '\n');
+          sizes.push(1000);
+          lines_ = [];
+        }
+      }
+      rest = text.slice(start);
+      post();
+      if (queue.length >= 8) {
+        sock.pause();
+        paused = sock;
+      }
+    });
+    sock.on('end', () => {
+      if (lines_.length) {
+        queue.push(lines_.join('\n') + '\n');
+        sizes.push(lines_.length);
+        lines_ = [];
+        post();
+      }
+    });
+  });
+  server.listen(0, '127.0.0.1', () => process.stdout.write(`READY ${(server.address() as { port: number }).port}\n`));
+} else if (kind === 'baseline') {
   let count = 0;
   let rest = '';
   const objects: unknown[] = [];
@@ -66,10 +167,13 @@ if (kind === 'baseline') {
   const sink =
     kind === 'file'
       ? { type: 'file', inputs: ['in'], path: join(dir, 'out.log'), encoding: { codec: 'text' } }
-      : { type: 'blackhole', inputs: ['in'], print_interval_secs: 0 };
+      : kind === 'http'
+        ? { type: 'http', inputs: ['in'], uri: `http://127.0.0.1:${await startConsumer()}/`, encoding: { codec: 'ndjson' }, batch: { max_events: 1000 }, request: { concurrency: 4 }, healthcheck: { enabled: false } }
+        : { type: 'blackhole', inputs: ['in'], print_interval_secs: 0 };
   const config = configFromObject({ data_dir: dir, sources: { in: { type: 'socket', mode: 'tcp', address: `127.0.0.1:${port}` } }, sinks: { out: sink } }, catalog);
   const topo = new Topology({ log: new LogRoot('warn') });
   await topo.start(config);
+  await listening(port);
   process.stdout.write(`READY ${port}\n`);
   await go;
   const timer = setInterval(() => {

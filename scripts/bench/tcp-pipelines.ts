@@ -1,7 +1,7 @@
 /**
  * socket(tcp) pipelines against a bare-Node baseline on the same corpus of 200-byte lines:
  * events/s, MiB/s and peak RSS per case, and each case's share of the baseline's MiB/s.
- * Usage: node dist/scripts/bench/tcp-pipelines.js [MiB=512] [cases=baseline,blackhole,file]
+ * Usage: node dist/scripts/bench/tcp-pipelines.js [MiB=512] [cases=baseline,blackhole,file,http-baseline,http]
  */
 import { spawn } from 'node:child_process';
 import { createInterface } from 'node:readline';
@@ -13,7 +13,7 @@ const here = dirname(fileURLToPath(import.meta.url));
 const ts = import.meta.url.endsWith('.ts');
 const script = (name: string) => (ts ? ['--import', 'tsx', join(here, `${name}.ts`)] : [join(here, `${name}.js`)]);
 const mib = Number(process.argv[2] ?? process.env.BENCH_MIB ?? 512);
-const cases = (process.argv[3] ?? 'baseline,blackhole,file').split(',');
+const cases = (process.argv[3] ?? 'baseline,blackhole,file,http-baseline,http').split(',');
 
 function firstLine(child: ReturnType<typeof spawn>, prefix: string): Promise<string> {
   return new Promise((resolve, reject) => {
@@ -38,7 +38,9 @@ interface Result {
 async function runCase(kind: string): Promise<Result> {
   const sender = spawn(process.execPath, [...script('tcp-send'), String(mib)], { stdio: ['pipe', 'pipe', 'inherit'] });
   const lines = Number(await firstLine(sender, 'READY'));
-  const c = spawn(process.execPath, [...script('tcp-case'), kind, String(lines)], { stdio: ['pipe', 'pipe', 'inherit'] });
+  // BENCH_CASE_NODE_ARGS, e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof", profiles the measured process only
+  const extra = (process.env.BENCH_CASE_NODE_ARGS ?? '').split(' ').filter(Boolean);
+  const c = spawn(process.execPath, [...extra, ...script('tcp-case'), kind, String(lines)], { stdio: ['pipe', 'pipe', 'inherit'] });
   const port = await firstLine(c, 'READY');
   const result = firstLine(c, '{').then((l) => JSON.parse('{' + l) as Result);
   c.stdin!.write('go\n');
@@ -58,6 +60,7 @@ console.log('| case | events/s | MiB/s | peak RSS MiB | share of baseline |');
 console.log('|---|---:|---:|---:|---:|');
 for (const r of results) {
   const mibs = bytes(r) / 1048576 / r.seconds;
-  const share = base ? `${((mibs / (bytes(base) / 1048576 / base.seconds)) * 100).toFixed(0)}%` : '-';
+  const ref = r.case.startsWith('http') ? results.find((x) => x.case === 'http-baseline') : base;
+  const share = ref ? `${((mibs / (bytes(ref) / 1048576 / ref.seconds)) * 100).toFixed(0)}% of ${ref.case}` : '-';
   console.log(`| ${r.case} | ${Math.round(r.events / r.seconds).toLocaleString('en-US')} | ${mibs.toFixed(1)} | ${r.rssMiB.toFixed(0)} | ${share} |`);
 }

@@ -1,16 +1,22 @@
-/** Spawns the real CLI: the compiled bin/weir when tests run from dist/, the sources through tsx otherwise. */
+/** Spawns the real CLI: the compiled bin/weir under `npm test`, the sources through tsx otherwise. */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const here = dirname(fileURLToPath(import.meta.url));
-const compiled = here.includes(`${join('dist', 'spec')}`);
-/** The repository root, whether running from spec/ or dist/spec/. */
-export const repoRoot = resolve(here, compiled ? '../../..' : '../..');
+/** The repository root. */
+export const repoRoot = resolve(here, '../..');
 
+/**
+ * `npm test` builds first and sets WEIR_TEST_BIN=dist, so integration tests run the real compiled
+ * bin/weir; a developer running one spec file gets the sources through tsx.
+ */
 export function weirArgs(args: string[]): { cmd: string; argv: string[] } {
-  if (compiled && existsSync(join(repoRoot, 'dist/bin/weir.js'))) return { cmd: process.execPath, argv: [join(repoRoot, 'bin/weir'), ...args] };
+  if (process.env.WEIR_TEST_BIN === 'dist') {
+    if (!existsSync(join(repoRoot, 'dist/bin/weir.js'))) throw new Error('WEIR_TEST_BIN=dist but dist/bin/weir.js is missing: run npm run build');
+    return { cmd: process.execPath, argv: [join(repoRoot, 'bin/weir'), ...args] };
+  }
   return { cmd: process.execPath, argv: ['--import', 'tsx', join(repoRoot, 'bin/weir.ts'), ...args] };
 }
 

@@ -8,6 +8,7 @@ import { Float, Timestamp, type Value, isObject, valueEquals } from '../../lib/v
 import { CompileError, compile, formatDiagnostics } from '../../remap/index.js';
 import type { ReadOnlyPath } from '../../remap/compiler.js';
 import { VrlRegex } from '../../remap/regex.js';
+import { lossyText } from '../../remap/stdlib/util.js';
 
 export interface Case {
   readonly source: string;
@@ -164,6 +165,7 @@ export function readCase(path: string): Case {
 
 /** JSON view of a result as VRL's harness builds it (timestamps and regexes as strings). */
 function jsonish(v: Value): Value {
+  if (typeof v === 'string') return lossyText(v);
   if (v instanceof Timestamp) return v.toString();
   if (v instanceof RegExp) return v instanceof VrlRegex ? v.pattern : v.source;
   if (v instanceof Float) return Number.isFinite(v.value) ? v : null;

@@ -3,6 +3,7 @@ import * as v from 'valibot';
 import { ENCODING_CODECS, FRAMING_METHODS, encodingSchema, framingSchema } from '../../../lib/codecs/index.js';
 import { acknowledgementsSchema, bufferSchema, healthcheckSchema, inputsSchema } from '../../../lib/config/shared.js';
 
+/** The `console` sink options; `encoding.codec` is required. */
 export const ConsoleSinkConfig = v.strictObject({
   type: v.literal('console'),
   inputs: inputsSchema,
@@ -13,4 +14,5 @@ export const ConsoleSinkConfig = v.strictObject({
   acknowledgements: acknowledgementsSchema,
   healthcheck: healthcheckSchema(),
 });
+/** Validated `console` sink options. */
 export type ConsoleSinkConfig = v.InferOutput<typeof ConsoleSinkConfig>;

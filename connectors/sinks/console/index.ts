@@ -6,6 +6,7 @@ import { buildConsoleSink } from './sink.js';
 export { ConsoleSinkConfig } from './config.js';
 export { buildConsoleSink } from './sink.js';
 
+/** The `console` sink definition. */
 export const consoleSink = defineSink({
   type: 'console',
   summary: 'Write events to standard output or standard error, encoded and framed.',

@@ -14,6 +14,7 @@ const templateError = (text: string): string | undefined => {
   }
 };
 
+/** The `file` sink options; `path` is a template checked at load. */
 export const FileSinkConfig = v.strictObject({
   type: v.literal('file'),
   inputs: inputsSchema,
@@ -48,4 +49,5 @@ export const FileSinkConfig = v.strictObject({
   acknowledgements: acknowledgementsSchema,
   healthcheck: healthcheckSchema(),
 });
+/** Validated `file` sink options. */
 export type FileSinkConfig = v.InferOutput<typeof FileSinkConfig>;

@@ -6,6 +6,7 @@ import { buildFileSink } from './sink.js';
 export { FileSinkConfig } from './config.js';
 export { buildFileSink } from './sink.js';
 
+/** The `file` sink definition. */
 export const fileSink = defineSink({
   type: 'file',
   summary: 'Append events to files named by a path template, encoded, framed and optionally gzip-compressed.',

@@ -7,6 +7,7 @@ import { parseSocketAddress } from '../../../lib/net/socket-address.js';
 const item = (input: object, key: string) =>
   ({ type: 'object', origin: 'value', input: input as Record<string, unknown>, key, value: (input as Record<string, unknown>)[key] }) as const;
 
+/** The `socket` sink options; address or path as the mode requires. */
 export const SocketSinkConfig = v.pipe(
   v.strictObject({
     type: v.literal('socket'),
@@ -38,4 +39,5 @@ export const SocketSinkConfig = v.pipe(
     if (c.keepalive !== undefined && c.mode !== 'tcp') addIssue({ message: 'keepalive applies only to tcp', path: [item(c, 'keepalive')] });
   }),
 );
+/** Validated `socket` sink options. */
 export type SocketSinkConfig = v.InferOutput<typeof SocketSinkConfig>;

@@ -7,11 +7,13 @@ import { type NetConnectOpts, type Socket, connect } from 'node:net';
 import type { SinkContext } from '../../../lib/component.js';
 import { connectFailed, connectionLost } from './events.js';
 
+/** A TCP host and port, or a unix socket path. */
 export type ConnectTarget = { readonly host: string; readonly port: number } | { readonly path: string };
 
 const INITIAL_BACKOFF_MS = 500;
 const MAX_BACKOFF_MS = 60_000;
 
+/** A reconnecting stream connection; one per sink. */
 export class StreamConnection {
   private socket: Socket | undefined;
   private pending: Promise<Socket> | undefined;

@@ -6,6 +6,7 @@ import { buildSocketSink, socketHealthcheck } from './sink.js';
 export { SocketSinkConfig } from './config.js';
 export { buildSocketSink } from './sink.js';
 
+/** The `socket` sink definition. */
 export const socketSink = defineSink({
   type: 'socket',
   summary: 'Send events over TCP, UDP or a unix socket, encoded and framed.',

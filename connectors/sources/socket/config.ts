@@ -4,7 +4,9 @@ import { DECODING_CODECS, FRAMING_METHODS, decodingSchema, framingSchema } from 
 import { acknowledgementsSchema, posint } from '../../../lib/config/shared.js';
 import { parseSocketAddress } from '../../../lib/net/socket-address.js';
 
+/** Transports, named as Vector names them. */
 export const SOCKET_MODES = ['tcp', 'udp', 'unix_stream', 'unix_datagram'] as const;
+/** One transport. */
 export type SocketMode = (typeof SOCKET_MODES)[number];
 
 /** Vector's default `max_length`: 100 KiB per frame (streams) or datagram. */
@@ -13,6 +15,7 @@ export const DEFAULT_MAX_LENGTH = 102_400;
 const item = (input: object, key: string) =>
   ({ type: 'object', origin: 'value', input: input as Record<string, unknown>, key, value: (input as Record<string, unknown>)[key] }) as const;
 
+/** The `socket` source options; mode-specific options are checked against the mode. */
 export const SocketSourceConfig = v.pipe(
   v.strictObject({
     type: v.literal('socket'),
@@ -59,4 +62,5 @@ export const SocketSourceConfig = v.pipe(
       addIssue({ message: 'receive_buffer_bytes is supported only for udp (Node.js cannot size a listening stream socket)', path: [item(c, 'receive_buffer_bytes')] });
   }),
 );
+/** Validated `socket` source options. */
 export type SocketSourceConfig = v.InferOutput<typeof SocketSourceConfig>;

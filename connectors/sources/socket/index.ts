@@ -6,6 +6,7 @@ import { buildSocketSource } from './source.js';
 export { SocketSourceConfig } from './config.js';
 export { buildSocketSource } from './source.js';
 
+/** The `socket` source definition. */
 export const socketSource = defineSource({
   type: 'socket',
   summary: 'Receive events over TCP, UDP or a unix socket, framed and decoded.',

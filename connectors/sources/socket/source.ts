@@ -48,11 +48,14 @@ function runStream(config: SocketSourceConfig, ctx: SourceContext, subscriber: S
   const pauseUntilOpen = (sock: Socket) => {
     sock.pause();
     paused.add(sock);
-    resumeSub ??= whenOpen(ctx.out).subscribe(() => {
+    if (resumeSub) return;
+    const sub = whenOpen(ctx.out).subscribe(() => {
       resumeSub = undefined;
       for (const s of paused) s.resume();
       paused.clear();
     });
+    // an emission during subscribe already resumed everything
+    resumeSub = sub.closed ? undefined : sub;
   };
 
   const maybeComplete = () => {

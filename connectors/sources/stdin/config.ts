@@ -3,6 +3,7 @@ import * as v from 'valibot';
 import { DECODING_CODECS, FRAMING_METHODS, decodingSchema, framingSchema } from '../../../lib/codecs/index.js';
 import { acknowledgementsSchema, posint } from '../../../lib/config/shared.js';
 
+/** The `stdin` source options (newline framing by default). */
 export const StdinSourceConfig = v.strictObject({
   type: v.literal('stdin'),
   framing: v.optional(framingSchema(FRAMING_METHODS, 'newline_delimited'), { method: 'newline_delimited' }),
@@ -11,4 +12,5 @@ export const StdinSourceConfig = v.strictObject({
   host_key: v.optional(v.pipe(v.string(), v.minLength(1, 'must not be empty'))),
   acknowledgements: acknowledgementsSchema,
 });
+/** Validated `stdin` source options. */
 export type StdinSourceConfig = v.InferOutput<typeof StdinSourceConfig>;

@@ -6,6 +6,7 @@ import { buildStdinSource } from './source.js';
 export { StdinSourceConfig } from './config.js';
 export { buildStdinSource } from './source.js';
 
+/** The `stdin` source definition. */
 export const stdinSource = defineSource({
   type: 'stdin',
   summary: 'Read events from standard input, framed and decoded; completes at end of input.',

@@ -33,10 +33,11 @@ export function buildStdinSource(config: StdinSourceConfig, ctx: SourceContext, 
       emit(decoder.push(buf));
       if (!ctx.out.isOpen && !waiting) {
         input.pause();
-        waiting = whenOpen(ctx.out).subscribe(() => {
+        const sub = whenOpen(ctx.out).subscribe(() => {
           waiting = undefined;
           input.resume();
         });
+        waiting = sub.closed ? undefined : sub;
       }
     };
     let done = false;

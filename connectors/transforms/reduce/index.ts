@@ -33,6 +33,7 @@ const strategyPath = v.pipe(
   }),
 );
 
+/** Options of reduce (spec 02 §2.7); starts_when and ends_when exclude each other. */
 export const ReduceConfig = v.pipe(
   v.strictObject({
     type: v.literal('reduce'),
@@ -73,6 +74,7 @@ export function buildReduce(config: ReduceConfig, ctx: ComponentContext): Operat
   });
 }
 
+/** The `reduce` component definition for the catalog. */
 export const reduceTransform = defineTransform({
   type: 'reduce',
   summary: 'Merge the log events of a transaction into one event.',

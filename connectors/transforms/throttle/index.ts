@@ -21,6 +21,7 @@ const template = v.pipe(
   }),
 );
 
+/** Options of throttle (spec 02 §2.8); `internal_metrics.emit_events_discarded_per_key` as in Vector. */
 export const ThrottleConfig = v.strictObject({
   type: v.literal('throttle'),
   inputs: inputsSchema,
@@ -86,6 +87,7 @@ export function buildThrottle(config: ThrottleConfig, ctx: ComponentContext): Op
   });
 }
 
+/** The `throttle` component definition for the catalog. */
 export const throttleTransform = defineTransform({
   type: 'throttle',
   summary: 'Rate-limit log events per key, dropping the excess.',

@@ -21,6 +21,7 @@ const throwsNot = (check: (value: string) => unknown) =>
 
 const fieldPath = v.pipe(v.string(), throwsNot(parsePath));
 
+/** Options of the tokenizer (spec 02 §2.6), plus Vector's `timezone`. */
 export const TokenizerConfig = v.strictObject({
   type: v.literal('tokenizer'),
   inputs: inputsSchema,
@@ -76,6 +77,7 @@ export function buildTokenizer(config: TokenizerConfig, ctx: ComponentContext) {
   );
 }
 
+/** The `tokenizer` component definition for the catalog. */
 export const tokenizerTransform = defineTransform({
   type: 'tokenizer',
   summary: 'Split a field into white-space separated tokens assigned to named fields.',

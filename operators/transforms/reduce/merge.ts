@@ -3,7 +3,7 @@
  * path per open group; it is created from the first value seen and folds in later values.
  */
 import { type Path, setPath } from '../../../lib/path.js';
-import { Float, type ObjectValue, Timestamp, type Value, isObject, toJSON } from '../../../lib/value.js';
+import { Float, type ObjectValue, Timestamp, type Value, isObject } from '../../../lib/value.js';
 
 /** The merge strategies of spec 02 §2.7. */
 export const MERGE_STRATEGIES = [
@@ -273,9 +273,4 @@ export function valueKey(v: Value | undefined): string {
   if (v instanceof RegExp) return 'r' + v.source;
   if (Array.isArray(v)) return 'a' + JSON.stringify(v.map(valueKey));
   return 'o' + JSON.stringify(Object.keys(v).sort().map((k) => [k, valueKey(v[k])]));
-}
-
-/** For messages: the JSON text of a value. */
-export function describeValue(v: Value): string {
-  return JSON.stringify(toJSON(v));
 }

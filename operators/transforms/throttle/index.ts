@@ -74,6 +74,15 @@ export class KeyedGcra {
   }
 }
 
+/** A condition that throws counts as false (reference §10.1): the event is limited. */
+function isExcluded(exclude: (e: Event) => boolean, e: Event): boolean {
+  try {
+    return exclude(e);
+  } catch {
+    return false;
+  }
+}
+
 /** The throttle transform as an operator; never emits an empty batch. */
 export function throttle(options: ThrottleOptions): OperatorFunction<EventBatch, EventBatch> {
   const limiter = new KeyedGcra(options.threshold, options.windowSecs * 1000);
@@ -98,7 +107,7 @@ export function throttle(options: ThrottleOptions): OperatorFunction<EventBatch,
       let dropped: Event[] | undefined;
       for (let i = 0; i < batch.length; i++) {
         const e = batch[i]!;
-        if (exclude?.(e)) {
+        if (exclude && isExcluded(exclude, e)) {
           kept?.push(e);
           continue;
         }

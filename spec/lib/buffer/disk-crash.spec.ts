@@ -11,7 +11,8 @@ import { ComponentTelemetry, MetricsRegistry } from '../../../lib/telemetry/regi
 import { createBuffer } from '../../../lib/buffer/index.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
-const script = join(here, 'fixtures', 'crash-writer.ts');
+// runs from the sources (tsx) or from the compiled tree (dist/spec): the fixture sits beside this file
+const script = join(here, 'fixtures', `crash-writer${import.meta.url.endsWith('.ts') ? '.ts' : '.js'}`);
 
 function runChild(dataDir: string, type: string, n: number): Promise<{ signal: NodeJS.Signals | null; stdout: string; stderr: string }> {
   return new Promise((resolve, reject) => {

@@ -108,6 +108,13 @@ describe('lib/codecs decoding', () => {
     expect(m.timestamp!.toString()).to.equal('2024-12-05T17:32:18Z');
   });
 
+  it('syslog 3164 timestamps are read in the configured zone', () => {
+    const m = parseSyslog('<13>Jul  4 12:00:00 h app: x', { now: () => Date.UTC(2024, 4, 1), timezone: 'America/New_York' });
+    expect(m.timestamp!.toString()).to.equal('2024-07-04T16:00:00Z');
+    const utc = parseSyslog('<13>Jul  4 12:00:00.250 h app: x', { now: () => Date.UTC(2024, 4, 1) });
+    expect(utc.timestamp!.toString()).to.equal('2024-07-04T12:00:00.250Z');
+  });
+
   it('syslog: text without a header is the message; the receive time fills in', () => {
     const [e] = decode('syslog', 'just text');
     expect(e!.fields).to.deep.equal({ message: 'just text', timestamp: NOW, host: '10.0.0.5', source_type: 'socket' });

@@ -1,4 +1,5 @@
 import { expect } from 'chai';
+import fc from 'fast-check';
 import * as v from 'valibot';
 import { type FramingConfig, createDeframer, createFramer, deframeAll, framingSchema } from '../../../lib/codecs/index.js';
 
@@ -110,6 +111,42 @@ describe('lib/codecs framing', () => {
         }
       });
     }
+
+    it('property: newline frames equal a plain split however the input is chunked, with max_length', () => {
+      fc.assert(
+        fc.property(fc.array(fc.stringMatching(/^[ab]{0,12}$/), { maxLength: 12 }), fc.array(fc.nat(40), { maxLength: 6 }), fc.integer({ min: 1, max: 8 }), (lines, cuts, max) => {
+          const text = lines.map((l) => l + '\n').join('');
+          const points = [...new Set(cuts.map((c) => Math.min(c, text.length)))].sort((x, y) => x - y);
+          const chunks: string[] = [];
+          let prev = 0;
+          for (const p of points) {
+            chunks.push(text.slice(prev, p));
+            prev = p;
+          }
+          chunks.push(text.slice(prev));
+          let discarded = 0;
+          const got = texts(deframeAll(createDeframer({ method: 'newline_delimited', newline_delimited: { max_length: max } }, { onDiscard: () => discarded++ }), chunks.map(b)));
+          expect(got).to.deep.equal(lines.filter((l) => l.length <= max));
+          expect(discarded).to.equal(lines.filter((l) => l.length > max).length);
+        }),
+        { numRuns: 300 },
+      );
+    });
+
+    it('property: length_delimited and octet_counting round-trip under any chunking', () => {
+      fc.assert(
+        fc.property(fc.array(fc.string({ maxLength: 30 }), { maxLength: 10 }), fc.integer({ min: 1, max: 17 }), (payloads, step) => {
+          for (const method of ['length_delimited', 'octet_counting'] as const) {
+            const nonEmpty = method === 'octet_counting' ? payloads.filter((p) => p.length > 0) : payloads;
+            const bytes = createFramer({ method }).frameTexts(nonEmpty);
+            const chunks: Buffer[] = [];
+            for (let i = 0; i < bytes.length; i += step) chunks.push(bytes.subarray(i, i + step));
+            expect(deframeAll(createDeframer({ method }), chunks).map((f) => f.toString('utf8')), method).to.deep.equal(nonEmpty);
+          }
+        }),
+        { numRuns: 300 },
+      );
+    });
 
     it('hands out sub-ranges of the chunk without copying on the newline path', () => {
       const d = createDeframer({ method: 'newline_delimited' });

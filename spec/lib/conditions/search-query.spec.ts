@@ -63,6 +63,8 @@ describe('lib/conditions/search-query', () => {
     ['message:time', false],
     ['custom.title:Nightly', true],
     ['_default_:report', true],
+    ['_default_:*', true, { other: 1 }],
+    ['_default_:(report OR zzz)', true],
     ['timeout connection OR zzz', true],
     ['timeout connection', false],
     ['connection conn*', true],

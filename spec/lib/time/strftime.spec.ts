@@ -156,6 +156,17 @@ describe('lib/time/strftime', () => {
       expect(text).to.equal('2023-11-15T08:43:20.123456789 +1030');
       expect(f.parse(text).equals(t)).to.equal(true);
     });
+    it('parses ISO week dates and %U/%W week numbers (round trip over two years of days)', () => {
+      const start = Date.UTC(2020, 11, 20);
+      for (let d = 0; d < 730; d += 3) {
+        const t = new Timestamp(start + d * 86_400_000 + 36_000_000);
+        for (const f of ['%G-W%V-%u %T', '%Y %U %w %T', '%Y %W %a %T', '%g %V %A %T']) {
+          expect(parseTimestamp(formatTimestamp(t, f), f).toString(), `${t} ${f}`).to.equal(t.toString());
+        }
+      }
+      expect(parseTimestamp('2020-W53-6 00:00:00', '%G-W%V-%u %T').toString()).to.equal('2021-01-02T00:00:00Z');
+      expect(() => parseTimestamp('2021-W53-1 00:00:00', '%G-W%V-%u %T')).to.throw(/out of range/);
+    });
     it('reports whether a format carries a zone', () => {
       expect(compileFormat('%F %T').hasZone).to.equal(false);
       for (const f of ['%z', '%:z', '%#z', '%Z', '%+', '%s']) expect(compileFormat(f).hasZone, f).to.equal(true);

@@ -57,6 +57,7 @@ describe('operators/transforms/throttle', () => {
       ['large threshold bursts', { threshold: 1000, windowSecs: 1 }, burst(1001), Array.from({ length: 1000 }, (_, i) => i)],
       ['a key forgotten after idle purge behaves as fresh', { threshold: 1, windowSecs: 1, keyField: '{{ k }}' }, [[0, { k: 'a' }], [5000, { k: 'z' }], [5000, { k: 'a' }], [5001, { k: 'a' }]], [0, 1, 2]],
       ['time going nowhere: only the burst', { threshold: 2, windowSecs: 1 }, burst(10, 12_345), [0, 1]],
+      ['a throwing exclude counts as false', { threshold: 1, windowSecs: 10, exclude: () => { throw new Error('boom'); } }, burst(2), [0]],
       ['the shared bucket refills too', { threshold: 1, windowSecs: 1, keyField: '{{ k }}' }, [[0, {}], [500, {}], [1000, {}]], [0, 2]],
     ];
     for (const [name, options, steps, want] of cases) {

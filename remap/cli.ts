@@ -1,0 +1,111 @@
+/**
+ * `weir vrl`: runs a remap program over newline-delimited JSON events and prints, per event,
+ * `{"result": …, "object": …}` or `{"aborted": true, "error": …}`. Compile errors go to stderr
+ * (VRL diagnostics) with exit code 2.
+ */
+import { createReadStream, readFileSync } from 'node:fs';
+import { createInterface } from 'node:readline';
+import { type Value, Float, Timestamp, isObject } from '../lib/value.js';
+import { CompileError, compile, formatDiagnostics } from './index.js';
+import { VrlRegex } from './regex.js';
+import { encodeJson, parseJsonText } from './stdlib/util.js';
+
+/** Options of `weir vrl` (program text or file, NDJSON input file, zone). */
+export interface VrlCommandOptions {
+  readonly program?: string;
+  readonly programFile?: string;
+  readonly input?: string;
+  readonly timezone?: string;
+}
+
+/** Streams of `weir vrl`; a TTY stdin without --input means one run on `{}`. */
+export interface VrlCommandIo {
+  readonly stdin: NodeJS.ReadableStream;
+  readonly stdout: NodeJS.WritableStream;
+  readonly stderr: NodeJS.WritableStream;
+}
+
+/** JSON for output: timestamps RFC 3339 UTC, floats keep their kind (`1.0`), NaN/inf null. */
+function toOutput(v: Value): string {
+  return encodeJson(normalize(v));
+}
+
+function normalize(v: Value): Value {
+  if (v instanceof Timestamp) return v.toString();
+  if (v instanceof RegExp) return v instanceof VrlRegex ? v.pattern : v.source;
+  if (v instanceof Float) return Number.isFinite(v.value) ? v : null;
+  if (Array.isArray(v)) return v.map(normalize);
+  if (isObject(v)) {
+    const o: { [k: string]: Value } = {};
+    for (const k in v) o[k] = normalize(v[k]!);
+    return o;
+  }
+  return v;
+}
+
+/** Runs the command; resolves to the process exit code (0 ok, 1 bad input, 2 compile error). */
+export async function runVrlCommand(opts: VrlCommandOptions, io: VrlCommandIo): Promise<number> {
+  let source: string;
+  if (opts.program !== undefined) source = opts.program;
+  else if (opts.programFile !== undefined) {
+    try {
+      source = readFileSync(opts.programFile, 'utf8');
+    } catch (e) {
+      io.stderr.write(`error: cannot read program file ${opts.programFile}: ${(e as Error).message}\n`);
+      return 2;
+    }
+  } else {
+    io.stderr.write('error: a program is required (a program argument or --program-file)\n');
+    return 2;
+  }
+  let program;
+  try {
+    program = compile(source, opts.timezone !== undefined ? { timezone: opts.timezone } : {});
+  } catch (e) {
+    if (e instanceof CompileError) {
+      io.stderr.write(e.message + '\n');
+      return 2;
+    }
+    throw e;
+  }
+
+  if (program.warnings.length > 0) io.stderr.write(formatDiagnostics(source, program.warnings) + '\n');
+
+  const runOne = (event: Value): void => {
+    const r = program.run(event, {});
+    if (r.ok) io.stdout.write(`{"result":${toOutput(r.value)},"object":${toOutput(r.target)}}\n`);
+    else io.stdout.write(`{"aborted":true,"error":${JSON.stringify(r.error)}}\n`);
+  };
+
+  const stdin = io.stdin as NodeJS.ReadableStream & { isTTY?: boolean };
+  if (opts.input === undefined && stdin.isTTY) {
+    runOne({});
+    return 0;
+  }
+  const stream = opts.input !== undefined ? createReadStream(opts.input, 'utf8') : stdin;
+  let code = 0;
+  let count = 0;
+  let lineNo = 0;
+  try {
+    const rl = createInterface({ input: stream, crlfDelay: Infinity });
+    for await (const line of rl) {
+      lineNo++;
+      if (line.trim() === '') continue;
+      let event: Value;
+      try {
+        event = parseJsonText(line);
+      } catch (e) {
+        io.stderr.write(`error: input line ${lineNo} is not valid JSON: ${(e as Error).message}\n`);
+        code = 1;
+        continue;
+      }
+      count++;
+      runOne(event);
+    }
+  } catch (e) {
+    io.stderr.write(`error: cannot read input: ${(e as Error).message}\n`);
+    return 1;
+  }
+  if (count === 0 && code === 0) runOne({});
+  return code;
+}

@@ -1,0 +1,180 @@
+/** IP address functions: ip_cidr_contains, ip_aton/ntoa, ip_subnet, ip_to_ipv6, ipv6_to_ipv4, is_ipv4/6. */
+import { isIPv4, isIPv6 } from 'node:net';
+import { type FnDef, defineFunction } from '../function.js';
+import * as K from '../kind.js';
+import { fail, fromBytes, toBytes } from './util.js';
+
+/** Parses an address into 4 (IPv4) or 16 (IPv6) bytes. */
+export function ipBytes(s: string): number[] {
+  if (isIPv4(s)) return s.split('.').map(Number);
+  if (!isIPv6(s)) return fail('unable to parse IP address: invalid IP address syntax');
+  let text = s;
+  let tail: number[] = [];
+  const v4 = /(\d+\.\d+\.\d+\.\d+)$/.exec(text);
+  if (v4) {
+    tail = v4[1]!.split('.').map(Number);
+    text = text.slice(0, -v4[1]!.length) + '0:0';
+  }
+  const [head, rest] = text.split('::') as [string, string | undefined];
+  const h = head ? head.split(':') : [];
+  const r = rest !== undefined && rest !== '' ? rest.split(':') : [];
+  const groups = rest === undefined ? h : [...h, ...new Array<string>(8 - h.length - r.length).fill('0'), ...r];
+  const out: number[] = [];
+  for (const g of groups) {
+    const n = parseInt(g, 16);
+    out.push(n >> 8, n & 0xff);
+  }
+  if (tail.length) out.splice(12, 4, ...tail);
+  return out;
+}
+
+/** Formats 4 or 16 bytes as an address (IPv6 compressed as Rust's Display). */
+export function formatIp(b: number[]): string {
+  if (b.length === 4) return b.join('.');
+  const g: number[] = [];
+  for (let i = 0; i < 16; i += 2) g.push((b[i]! << 8) | b[i + 1]!);
+  if (g.slice(0, 5).every((x) => x === 0) && g[5] === 0xffff) return `::ffff:${b.slice(12).join('.')}`;
+  let bestStart = -1;
+  let bestLen = 0;
+  for (let i = 0; i < 8; ) {
+    if (g[i] !== 0) {
+      i++;
+      continue;
+    }
+    let j = i;
+    while (j < 8 && g[j] === 0) j++;
+    if (j - i > bestLen && j - i > 1) {
+      bestStart = i;
+      bestLen = j - i;
+    }
+    i = j;
+  }
+  const hex = g.map((x) => x.toString(16));
+  if (bestStart < 0) return hex.join(':');
+  return hex.slice(0, bestStart).join(':') + '::' + hex.slice(bestStart + bestLen).join(':');
+}
+
+function cidrContains(cidr: string, ip: number[]): boolean {
+  const slash = cidr.indexOf('/');
+  if (slash < 0) return fail('unable to parse CIDR: invalid IP address syntax');
+  let net: number[];
+  try {
+    net = ipBytes(cidr.slice(0, slash));
+  } catch {
+    return fail('unable to parse CIDR: invalid IP address syntax');
+  }
+  const bits = Number(cidr.slice(slash + 1));
+  if (!Number.isInteger(bits) || bits < 0 || bits > net.length * 8) return fail('unable to parse CIDR: invalid prefix length');
+  if (net.length !== ip.length) return false;
+  for (let i = 0; i < bits; i++) {
+    const byte = i >> 3;
+    const mask = 0x80 >> (i & 7);
+    if ((net[byte]! & mask) !== (ip[byte]! & mask)) return false;
+  }
+  return true;
+}
+
+/** The functions of this file, for the stdlib list. */
+export const ipFunctions: readonly FnDef[] = [
+  defineFunction({
+    name: 'ip_cidr_contains',
+    params: [
+      { name: 'cidr', kind: K.BYTES | K.ARRAY, required: true },
+      { name: 'value', kind: K.BYTES, required: true },
+    ],
+    fallible: true,
+    returns: K.K_BOOLEAN,
+    call: ([c, v]) => {
+      const ip = ipBytes(v as string);
+      const list = Array.isArray(c) ? c : [c!];
+      return list.some((x) => (typeof x === 'string' ? cidrContains(x, ip) : fail(`expected string, got ${K.valueKindName(x)}`)));
+    },
+  }),
+  defineFunction({
+    name: 'ip_aton',
+    params: [{ name: 'value', kind: K.BYTES, required: true }],
+    fallible: true,
+    returns: K.K_INTEGER,
+    call: ([v]) => {
+      if (!isIPv4(v as string)) return fail('unable to parse IPv4 address: invalid IPv4 address syntax');
+      return (v as string).split('.').reduce((a, x) => a * 256 + Number(x), 0);
+    },
+  }),
+  defineFunction({
+    name: 'ip_ntoa',
+    params: [{ name: 'value', kind: K.INTEGER, required: true }],
+    fallible: true,
+    returns: K.K_BYTES,
+    call: ([v]) => {
+      const n = v as number;
+      if (n < 0 || n > 0xffffffff) return fail('cannot convert to IPv4 address: value out of range');
+      return [n >>> 24, (n >>> 16) & 0xff, (n >>> 8) & 0xff, n & 0xff].join('.');
+    },
+  }),
+  defineFunction({
+    name: 'ip_subnet',
+    params: [
+      { name: 'value', kind: K.BYTES, required: true },
+      { name: 'subnet', kind: K.BYTES, required: true },
+    ],
+    fallible: true,
+    returns: K.K_BYTES,
+    call: ([v, s]) => {
+      const ip = ipBytes(v as string);
+      const sub = s as string;
+      let mask: number[];
+      if (sub.startsWith('/')) {
+        const bits = Number(sub.slice(1));
+        if (!Number.isInteger(bits) || bits < 0 || bits > ip.length * 8) return fail('subnet cannot be greater than address length');
+        mask = ip.map((_, i) => (i * 8 + 8 <= bits ? 0xff : i * 8 >= bits ? 0 : (0xff << (8 - (bits - i * 8))) & 0xff));
+      } else {
+        mask = ipBytes(sub);
+        if (mask.length !== ip.length) return fail('subnet and address must be of the same family');
+      }
+      return formatIp(ip.map((b, i) => b & mask[i]!));
+    },
+  }),
+  defineFunction({
+    name: 'ip_to_ipv6',
+    params: [{ name: 'value', kind: K.BYTES, required: true }],
+    fallible: true,
+    returns: K.K_BYTES,
+    call: ([v]) => {
+      const b = ipBytes(v as string);
+      return formatIp(b.length === 16 ? b : [0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff, ...b]);
+    },
+  }),
+  defineFunction({
+    name: 'ipv6_to_ipv4',
+    params: [{ name: 'value', kind: K.BYTES, required: true }],
+    fallible: true,
+    returns: K.K_BYTES,
+    call: ([v]) => {
+      const b = ipBytes(v as string);
+      if (b.length === 4) return formatIp(b);
+      if (b.slice(0, 10).every((x) => x === 0) && ((b[10] === 0xff && b[11] === 0xff) || (b[10] === 0 && b[11] === 0))) return b.slice(12).join('.');
+      return fail(`IPV6 address ${v} is not compatible with IPV4`);
+    },
+  }),
+  defineFunction({
+    name: 'ip_ntop',
+    params: [{ name: 'value', kind: K.BYTES, required: true }],
+    fallible: true,
+    returns: K.K_BYTES,
+    call: ([v]) => {
+      const b = toBytes(v as string);
+      if (b.length !== 4 && b.length !== 16) return fail('"value" must be of length 4 or 16 bytes');
+      return formatIp([...b]);
+    },
+  }),
+  defineFunction({
+    name: 'ip_pton',
+    params: [{ name: 'value', kind: K.BYTES, required: true }],
+    fallible: true,
+    returns: K.K_BYTES,
+    call: ([v]) => fromBytes(Buffer.from(ipBytes(v as string))),
+  }),
+  defineFunction({ name: 'is_ipv4', params: [{ name: 'value', kind: K.BYTES, required: true }], returns: K.K_BOOLEAN, call: ([v]) => isIPv4(v as string) }),
+  defineFunction({ name: 'is_ipv6', params: [{ name: 'value', kind: K.BYTES, required: true }], returns: K.K_BOOLEAN, call: ([v]) => isIPv6(v as string) }),
+];
+
