@@ -58,6 +58,21 @@ async function freePort(): Promise<number> {
   return port;
 }
 
+/** Calls `onLine` for each complete line of a text stream's chunks; keeps the partial tail. */
+function lineSplitter(onLine: (line: string) => void): (chunk: string) => void {
+  let rest = '';
+  return (chunk) => {
+    const text = rest + chunk;
+    let start = 0;
+    let nl: number;
+    while ((nl = text.indexOf('\n', start)) >= 0) {
+      onLine(text.slice(start, nl));
+      start = nl + 1;
+    }
+    rest = text.slice(start);
+  };
+}
+
 /** Starts the benchmark's HTTP consumer in its own process; resolves with its port. */
 async function startConsumer(): Promise<number> {
   const file = fileURLToPath(new URL(import.meta.url.endsWith('.ts') ? './http-consumer.ts' : './http-consumer.js', import.meta.url));
@@ -84,7 +99,6 @@ if (kind === 'http-baseline') {
   /** Events in each queued body. */
   const sizes: number[] = [];
   let lines_: string[] = [];
-  let rest = '';
   let paused: import('node:net').Socket | undefined;
   const post = () => {
     while (inFlight < 4 && queue.length > 0) {
@@ -109,20 +123,16 @@ if (kind === 'http-baseline') {
   };
   const server = createServer((sock) => {
     sock.setEncoding('utf8');
-    sock.on('data', (chunk: string) => {
-      const text = rest + chunk;
-      let start = 0;
-      let nl: number;
-      while ((nl = text.indexOf('\n', start)) >= 0) {
-        lines_.push(JSON.stringify({ message: text.slice(start, nl), timestamp: new Date().toISOString() }));
-        start = nl + 1;
-        if (lines_.length === 1000) {
-          queue.push(lines_.join('\n') + '\n');
-          sizes.push(1000);
-          lines_ = [];
-        }
+    const split = lineSplitter((line) => {
+      lines_.push(JSON.stringify({ message: line, timestamp: new Date().toISOString() }));
+      if (lines_.length === 1000) {
+        queue.push(lines_.join('\n') + '\n');
+        sizes.push(1000);
+        lines_ = [];
       }
-      rest = text.slice(start);
+    });
+    sock.on('data', (chunk: string) => {
+      split(chunk);
       post();
       if (queue.length >= 8) {
         sock.pause();
@@ -141,21 +151,16 @@ if (kind === 'http-baseline') {
   server.listen(0, '127.0.0.1', () => process.stdout.write(`READY ${(server.address() as { port: number }).port}\n`));
 } else if (kind === 'baseline') {
   let count = 0;
-  let rest = '';
   const objects: unknown[] = [];
   const server = createServer((sock) => {
     sock.setEncoding('utf8');
+    // the least any pipeline does per line: one object holding the line and a timestamp
+    const split = lineSplitter((line) => {
+      objects.push({ message: line, timestamp: Date.now() });
+      count++;
+    });
     sock.on('data', (chunk: string) => {
-      const text = rest + chunk;
-      let start = 0;
-      let nl: number;
-      while ((nl = text.indexOf('\n', start)) >= 0) {
-        // the least any pipeline does per line: one object holding the line and a timestamp
-        objects.push({ message: text.slice(start, nl), timestamp: Date.now() });
-        start = nl + 1;
-        count++;
-      }
-      rest = text.slice(start);
+      split(chunk);
       objects.length = 0;
       if (count >= lines) report();
     });
