@@ -8,6 +8,7 @@ import { stdinSource } from './sources/stdin/index.js';
 import { filterTransform } from './transforms/filter/index.js';
 import { routeTransform } from './transforms/route/index.js';
 import { reduceTransform } from './transforms/reduce/index.js';
+import { remapTransform } from './transforms/remap/index.js';
 import { throttleTransform } from './transforms/throttle/index.js';
 import { tokenizerTransform } from './transforms/tokenizer/index.js';
 import { blackholeSink } from './sinks/blackhole/index.js';
@@ -24,6 +25,7 @@ export const components: readonly ComponentDef[] = [
   filterTransform,
   routeTransform,
   reduceTransform,
+  remapTransform,
   throttleTransform,
   tokenizerTransform,
   blackholeSink,

@@ -4,6 +4,7 @@ import { binaryFunctions, codecFunctions, punycodeFunctions } from './codecs.js'
 import { albFunctions, awsFunctions, influxFunctions } from './parse-aws.js';
 import { charsetRubyFunctions } from './charset-ruby.js';
 import { cryptoFunctions } from './crypto.js';
+import { datadogQueryFunctions } from './datadog-query.js';
 import { xmlFunctions } from './parse-xml.js';
 import { grokFunctions } from './grok.js';
 import { collectionFunctions } from './collections.js';
@@ -53,4 +54,5 @@ export const stdlib: readonly FnDef[] = [
   ...cryptoFunctions,
   ...xmlFunctions,
   ...charsetRubyFunctions,
+  ...datadogQueryFunctions,
 ];
