@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startWeir } from '../helpers/weir-process.js';
 import { until } from '../helpers/wait.js';
+import { freePort } from '../helpers/free-port.js';
 
 const tmp = mkdtempSync(join(tmpdir(), 'weir-life-'));
 
@@ -23,6 +24,25 @@ describe('daemon lifecycle', function () {
     expect(code).to.equal(1);
     expect(p.stderr()).to.include('did not finish within 1 s');
     expect(p.stderr()).to.match(/[1-9]\d* events lost/);
+  });
+
+  it('--require-healthy exits non-zero when a sink health check fails; without it the daemon runs on', async () => {
+    const port = await freePort(); // nothing listens there
+    const cfg = join(tmp, 'unhealthy.toml');
+    writeFileSync(
+      cfg,
+      `[sources.gen]\ntype = "demo_logs"\ninterval = 1\n[sinks.web]\ntype = "http"\ninputs = ["gen"]\nuri = "http://127.0.0.1:${port}/"\nencoding.codec = "json"\nhealthcheck.uri = "http://127.0.0.1:${port}/health"\n`,
+    );
+    const strict = startWeir(['--config', cfg, '--require-healthy']);
+    const { code } = await strict.exited;
+    expect(code).to.equal(1);
+    expect(strict.stderr()).to.include('Healthcheck failed.').and.include('component_id=web');
+    // the sink retries its undeliverable events forever: a short drain limit ends the run
+    const lax = startWeir(['--config', cfg, '--graceful-shutdown-limit-secs', '1']);
+    await until(() => lax.stderr().includes('Healthcheck failed.'), 20_000, 'the failed check to be logged');
+    expect(lax.child.exitCode).to.equal(null);
+    lax.child.kill('SIGINT');
+    await lax.exited;
   });
 
   it('SIGHUP reloads the configuration: added sinks start, the source keeps running', async () => {
