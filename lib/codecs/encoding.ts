@@ -5,7 +5,7 @@
  * bodies) and framing belong to the sink and to framing.ts.
  */
 import * as v from 'valibot';
-import { encodingCommon } from '../config/shared.js';
+import { encodingCommon, pathItem } from '../config/shared.js';
 import type { Event, MetricEvent, TagValue } from '../event.js';
 import { type Path, getPath, parsePath, setPath } from '../path.js';
 import { type ObjectValue, type Value, isObject, valueToString } from '../value.js';
@@ -89,7 +89,7 @@ export function encodingSchema<const C extends readonly [EncodingCodec, ...Encod
       if (both.length > 0)
         addIssue({
           message: `only_fields and except_fields must not name the same field (${both.join(', ')})`,
-          path: [{ type: 'object', origin: 'value', input: dataset.value as Record<string, unknown>, key: 'except_fields', value: except_fields }],
+          path: [pathItem(dataset.value, 'except_fields')],
         });
     }),
   );

@@ -8,7 +8,7 @@
  * many bytes is discarded entirely, however many chunks it spans, and reported once.
  */
 import * as v from 'valibot';
-import { posint } from '../config/shared.js';
+import { posint, pathItem } from '../config/shared.js';
 import type { EncodingCodec } from './encoding.js';
 
 /** Every framing method (`framing.method`). */
@@ -53,20 +53,18 @@ export function framingSchema<const M extends readonly [FramingMethod, ...Framin
     v.rawCheck(({ dataset, addIssue }) => {
       if (!dataset.typed) return;
       const f = dataset.value as FramingConfig;
-      const item = (input: object, key: string) =>
-        ({ type: 'object', origin: 'value', input: input as Record<string, unknown>, key, value: (input as Record<string, unknown>)[key] }) as const;
       if (f.method === 'character_delimited' && f.character_delimited?.delimiter === undefined)
         addIssue({
           message: 'delimiter is required when method is "character_delimited"',
-          path: [item(f, 'character_delimited'), item(f.character_delimited ?? {}, 'delimiter')],
+          path: [pathItem(f, 'character_delimited'), pathItem(f.character_delimited ?? {}, 'delimiter')],
         });
       for (const m of ['character_delimited', 'newline_delimited', 'octet_counting'] as const) {
         const group = f[m];
         if (group === undefined) continue;
         if (f.method !== undefined && f.method !== m)
-          addIssue({ message: `applies only when method is "${m}" (method is "${f.method}")`, path: [item(f, m)] });
+          addIssue({ message: `applies only when method is "${m}" (method is "${f.method}")`, path: [pathItem(f, m)] });
         else if (side === 'encode' && group.max_length !== undefined)
-          addIssue({ message: 'max_length applies only where frames are decoded (sources)', path: [item(f, m), item(group, 'max_length')] });
+          addIssue({ message: 'max_length applies only where frames are decoded (sources)', path: [pathItem(f, m), pathItem(group, 'max_length')] });
       }
     }),
   );

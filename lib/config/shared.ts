@@ -48,8 +48,8 @@ export function bufferSchema(opts: { allowDiskV1?: boolean } = {}) {
 }
 export type BufferConfig = { type: 'memory' | 'disk' | 'disk_v1'; max_events: number; max_size?: number; when_full: 'block' | 'drop_newest' };
 
-/** A path item for rawCheck issues, so errors name the option. */
-function pathItem(input: unknown, key: string) {
+/** One issue path item naming option `key` of an object, for `rawCheck` issues (`path: [pathItem(c, 'uri')]`). */
+export function pathItem(input: object, key: string) {
   return { type: 'object' as const, origin: 'value' as const, input: input as Record<string, unknown>, key, value: (input as Record<string, unknown>)[key] };
 }
 

@@ -11,6 +11,7 @@ import {
   proxySchema,
   requestSchema,
   tlsSchema,
+  pathItem,
 } from '../../../lib/config/shared.js';
 
 const authSchema = v.variant('strategy', [
@@ -56,7 +57,7 @@ export const HttpSinkConfig = v.pipe(
     if (!dataset.typed || !URL.canParse(dataset.value.uri)) return; // a bad uri is reported by its own check
     const c = dataset.value;
     const issue = (key: string, message: string) =>
-      addIssue({ message, path: [{ type: 'object', origin: 'value', input: c as unknown as Record<string, unknown>, key, value: (c as unknown as Record<string, unknown>)[key] }] });
+      addIssue({ message, path: [pathItem(c, key)] });
     const url = new URL(c.uri);
     if (c.auth && (url.username || url.password)) issue('uri', 'credentials in the URI and auth must not both be set');
     if ((c.auth || url.username) && (hasAuthorization(c.headers) || hasAuthorization(c.request.headers)))

@@ -1,11 +1,9 @@
 /** Options of the `socket` sink. */
 import * as v from 'valibot';
 import { ENCODING_CODECS, FRAMING_METHODS, encodingSchema, framingSchema } from '../../../lib/codecs/index.js';
-import { acknowledgementsSchema, bufferSchema, healthcheckSchema, inputsSchema, posint } from '../../../lib/config/shared.js';
+import { acknowledgementsSchema, bufferSchema, healthcheckSchema, inputsSchema, posint, pathItem } from '../../../lib/config/shared.js';
 import { parseSocketAddress } from '../../../lib/net/socket-address.js';
 
-const item = (input: object, key: string) =>
-  ({ type: 'object', origin: 'value', input: input as Record<string, unknown>, key, value: (input as Record<string, unknown>)[key] }) as const;
 
 /** The `socket` sink options; address or path as the mode requires. */
 export const SocketSinkConfig = v.pipe(
@@ -26,17 +24,17 @@ export const SocketSinkConfig = v.pipe(
     if (!dataset.typed) return;
     const c = dataset.value;
     if (c.mode === 'unix') {
-      if (c.path === undefined) addIssue({ message: 'path is required when mode is "unix"', path: [item(c, 'path')] });
-      if (c.address !== undefined) addIssue({ message: 'address applies only to tcp and udp (mode is "unix")', path: [item(c, 'address')] });
+      if (c.path === undefined) addIssue({ message: 'path is required when mode is "unix"', path: [pathItem(c, 'path')] });
+      if (c.address !== undefined) addIssue({ message: 'address applies only to tcp and udp (mode is "unix")', path: [pathItem(c, 'address')] });
     } else {
-      if (c.address === undefined) addIssue({ message: `address is required when mode is "${c.mode}"`, path: [item(c, 'address')] });
+      if (c.address === undefined) addIssue({ message: `address is required when mode is "${c.mode}"`, path: [pathItem(c, 'address')] });
       else {
         const a = parseSocketAddress(c.address);
-        if (typeof a === 'string') addIssue({ message: a, path: [item(c, 'address')] });
+        if (typeof a === 'string') addIssue({ message: a, path: [pathItem(c, 'address')] });
       }
-      if (c.path !== undefined) addIssue({ message: `path applies only to mode "unix" (mode is "${c.mode}")`, path: [item(c, 'path')] });
+      if (c.path !== undefined) addIssue({ message: `path applies only to mode "unix" (mode is "${c.mode}")`, path: [pathItem(c, 'path')] });
     }
-    if (c.keepalive !== undefined && c.mode !== 'tcp') addIssue({ message: 'keepalive applies only to tcp', path: [item(c, 'keepalive')] });
+    if (c.keepalive !== undefined && c.mode !== 'tcp') addIssue({ message: 'keepalive applies only to tcp', path: [pathItem(c, 'keepalive')] });
   }),
 );
 /** Validated `socket` sink options. */

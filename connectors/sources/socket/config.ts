@@ -1,7 +1,7 @@
 /** Options of the `socket` source (Vector's `socket` source; modes as Vector names them). */
 import * as v from 'valibot';
 import { DECODING_CODECS, FRAMING_METHODS, decodingSchema, framingSchema } from '../../../lib/codecs/index.js';
-import { acknowledgementsSchema, posint } from '../../../lib/config/shared.js';
+import { acknowledgementsSchema, posint, pathItem } from '../../../lib/config/shared.js';
 import { parseSocketAddress } from '../../../lib/net/socket-address.js';
 
 /** Transports, named as Vector names them. */
@@ -12,8 +12,6 @@ export type SocketMode = (typeof SOCKET_MODES)[number];
 /** Vector's default `max_length`: 100 KiB per frame (streams) or datagram. */
 export const DEFAULT_MAX_LENGTH = 102_400;
 
-const item = (input: object, key: string) =>
-  ({ type: 'object', origin: 'value', input: input as Record<string, unknown>, key, value: (input as Record<string, unknown>)[key] }) as const;
 
 /** The `socket` source options; mode-specific options are checked against the mode. */
 export const SocketSourceConfig = v.pipe(
@@ -39,27 +37,27 @@ export const SocketSourceConfig = v.pipe(
     const network = c.mode === 'tcp' || c.mode === 'udp';
     const stream = c.mode === 'tcp' || c.mode === 'unix_stream';
     if (c.mode === 'unix_datagram') {
-      addIssue({ message: 'mode "unix_datagram" is not supported by this runtime (Node.js has no unix datagram sockets); use unix_stream or udp', path: [item(c, 'mode')] });
+      addIssue({ message: 'mode "unix_datagram" is not supported by this runtime (Node.js has no unix datagram sockets); use unix_stream or udp', path: [pathItem(c, 'mode')] });
       return;
     }
     if (network) {
-      if (c.address === undefined) addIssue({ message: `address is required when mode is "${c.mode}"`, path: [item(c, 'address')] });
+      if (c.address === undefined) addIssue({ message: `address is required when mode is "${c.mode}"`, path: [pathItem(c, 'address')] });
       else {
         const a = parseSocketAddress(c.address);
-        if (typeof a === 'string') addIssue({ message: a, path: [item(c, 'address')] });
+        if (typeof a === 'string') addIssue({ message: a, path: [pathItem(c, 'address')] });
       }
-      if (c.path !== undefined) addIssue({ message: `path applies only to unix modes (mode is "${c.mode}")`, path: [item(c, 'path')] });
+      if (c.path !== undefined) addIssue({ message: `path applies only to unix modes (mode is "${c.mode}")`, path: [pathItem(c, 'path')] });
     } else {
-      if (c.path === undefined) addIssue({ message: `path is required when mode is "${c.mode}"`, path: [item(c, 'path')] });
-      if (c.address !== undefined) addIssue({ message: `address applies only to tcp and udp (mode is "${c.mode}")`, path: [item(c, 'address')] });
-      if (c.port_key !== undefined) addIssue({ message: 'port_key applies only to tcp and udp', path: [item(c, 'port_key')] });
+      if (c.path === undefined) addIssue({ message: `path is required when mode is "${c.mode}"`, path: [pathItem(c, 'path')] });
+      if (c.address !== undefined) addIssue({ message: `address applies only to tcp and udp (mode is "${c.mode}")`, path: [pathItem(c, 'address')] });
+      if (c.port_key !== undefined) addIssue({ message: 'port_key applies only to tcp and udp', path: [pathItem(c, 'port_key')] });
     }
     if (!stream) {
-      if (c.connection_limit !== undefined) addIssue({ message: 'connection_limit applies only to stream modes (tcp, unix_stream)', path: [item(c, 'connection_limit')] });
+      if (c.connection_limit !== undefined) addIssue({ message: 'connection_limit applies only to stream modes (tcp, unix_stream)', path: [pathItem(c, 'connection_limit')] });
     }
-    if (c.keepalive !== undefined && c.mode !== 'tcp') addIssue({ message: 'keepalive applies only to tcp', path: [item(c, 'keepalive')] });
+    if (c.keepalive !== undefined && c.mode !== 'tcp') addIssue({ message: 'keepalive applies only to tcp', path: [pathItem(c, 'keepalive')] });
     if (c.receive_buffer_bytes !== undefined && c.mode !== 'udp')
-      addIssue({ message: 'receive_buffer_bytes is supported only for udp (Node.js cannot size a listening stream socket)', path: [item(c, 'receive_buffer_bytes')] });
+      addIssue({ message: 'receive_buffer_bytes is supported only for udp (Node.js cannot size a listening stream socket)', path: [pathItem(c, 'receive_buffer_bytes')] });
   }),
 );
 /** Validated `socket` source options. */
