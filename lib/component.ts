@@ -73,6 +73,8 @@ export interface SourceDef<S extends GenericSchema = GenericSchema> extends Base
 export interface TransformDef<S extends GenericSchema = GenericSchema> extends BaseDef<S> {
   readonly kind: 'transform';
   readonly input: DataType;
+  /** One output event may stand for several input events (reduce): received and sent differ by design. */
+  readonly merges?: boolean;
   /** Outputs; default: one default output carrying the input's type. */
   outputs?(config: InferOutput<S>): OutputDecl[];
   /** Runs synchronously between buffers; flushes its state on completion. */

@@ -10,3 +10,6 @@ export { loadConfig, configFromObject } from './config/load.js';
 export { Topology } from './topology/topology.js';
 export { LogRoot } from './log.js';
 export { catalog, components } from '../connectors/index.js';
+export { tokenize } from '../operators/transforms/tokenizer/index.js';
+export { reduce } from '../operators/transforms/reduce/index.js';
+export { throttle } from '../operators/transforms/throttle/index.js';

@@ -15,9 +15,9 @@ export interface ComponentTotals {
   lost: number;
 }
 
-export function componentTotals(registry: MetricsRegistry, components: ReadonlyMap<string, { kind: ComponentKind }>): ComponentTotals[] {
+export function componentTotals(registry: MetricsRegistry, components: ReadonlyMap<string, { kind: ComponentKind; merges?: boolean }>): ComponentTotals[] {
   const rows: ComponentTotals[] = [];
-  for (const [id, { kind }] of components) {
+  for (const [id, { kind, merges }] of components) {
     const m = { component_id: id };
     const received = registry.sum('component_received_events_total', m);
     const sent = registry.sum('component_sent_events_total', m);
@@ -26,7 +26,8 @@ export function componentTotals(registry: MetricsRegistry, components: ReadonlyM
     const buffered = registry.sum('buffer_events', m);
     let lost = 0;
     if (kind === 'sink') lost = registry.sum('buffer_received_events_total', m) - sent - discarded;
-    else if (kind === 'transform') lost = Math.max(0, received - sent - discarded);
+    // a merging transform (reduce) sends fewer events than it received without losing any
+    else if (kind === 'transform' && !merges) lost = Math.max(0, received - sent - discarded);
     rows.push({ id, kind, received, sent, discarded: discarded + bufferDropped, buffered, lost: Math.max(0, lost) });
   }
   return rows;

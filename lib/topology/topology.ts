@@ -88,9 +88,9 @@ export class Topology {
   get currentConfig(): Config | undefined {
     return this.config;
   }
-  get components(): ReadonlyMap<string, { kind: ComponentKind; type: string }> {
-    const m = new Map<string, { kind: ComponentKind; type: string }>();
-    for (const [id, n] of this.nodes) m.set(id, { kind: n.kind, type: n.cfg.def.type });
+  get components(): ReadonlyMap<string, { kind: ComponentKind; type: string; merges: boolean }> {
+    const m = new Map<string, { kind: ComponentKind; type: string; merges: boolean }>();
+    for (const [id, n] of this.nodes) m.set(id, { kind: n.kind, type: n.cfg.def.type, merges: !!(n.cfg.def as TransformDef).merges });
     return m;
   }
   /** Events held in a sink's buffer (tests, API). */

@@ -76,6 +76,7 @@ export function buildReduce(config: ReduceConfig, ctx: ComponentContext): Operat
 
 /** The `reduce` component definition for the catalog. */
 export const reduceTransform = defineTransform({
+  merges: true,
   type: 'reduce',
   summary: 'Merge the log events of a transaction into one event.',
   schema: ReduceConfig,
