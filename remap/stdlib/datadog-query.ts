@@ -1,13 +1,24 @@
 /**
- * match_datadog_query: the Datadog log search syntax (terms, `field:value`, `@attribute`, phrases,
- * wildcards, prefixes, comparisons, ranges, `_exists_`/`_missing_`, AND/OR/NOT, groups) compiled
- * once into a predicate over an object.
+ * The Datadog log search syntax, parsed and matched in one place for both users: VRL's
+ * `match_datadog_query` (over any object) and the `search_query` condition (over a log event,
+ * spec 02 §2.9, reference §10). As in Vector, the grammar and the tree are shared and only the
+ * field lookups differ: the condition also reads `ddtags` and `ddsource` and matches strings
+ * only, while the VRL function reads `tags` and compares any value through its display text.
  */
-import { type Value, Float, isObject } from '../../lib/value.js';
+import { type Value, Float, Timestamp, isObject } from '../../lib/value.js';
 import { type Path, parsePath } from '../../lib/path.js';
 import { type FnDef, FunctionCompileError, defineFunction } from '../function.js';
 import * as K from '../kind.js';
 import { displayValue } from './display.js';
+
+/** What a query runs over: a plain object (VRL) or a log event's fields (conditions). */
+export type QueryTarget = 'value' | 'event';
+
+/** Thrown for a query that does not parse or names a field that is not a valid path. */
+export class DatadogQueryError extends Error {}
+
+// ---------------------------------------------------------------------------------------------
+// Tree
 
 type Cmp = '<' | '<=' | '>' | '>=';
 type CmpValue = { t: 'int'; v: number } | { t: 'float'; v: number } | { t: 'str'; v: string } | { t: 'unbounded' };
@@ -15,8 +26,7 @@ type CmpValue = { t: 'int'; v: number } | { t: 'float'; v: number } | { t: 'str'
 type Node =
   | { k: 'all' }
   | { k: 'none' }
-  | { k: 'exists'; attr: string }
-  | { k: 'missing'; attr: string }
+  | { k: 'exists' | 'missing'; attr: string }
   | { k: 'term'; attr: string; value: string }
   | { k: 'prefix'; attr: string; prefix: string }
   | { k: 'wildcard'; attr: string; wildcard: string }
@@ -28,211 +38,286 @@ type Node =
 const DEFAULT_FIELD = '_default_';
 const DEFAULT_FIELDS = ['message', 'custom.error.message', 'custom.error.stack', 'custom.title', '_default_'];
 const RESERVED = ['host', 'source', 'status', 'service', 'trace_id', 'message', 'timestamp', 'tags'];
-const INVALID_START = new Set([' ', '\t', '\r', '\n', '\u3000', '"', '(', ')', '[', ']', '{', '}', '+', '-', '!', ':', '~', '^', '?', '*', '\\', '>', '=', '<']);
 
-class QueryError extends Error {}
+// ---------------------------------------------------------------------------------------------
+// Parser: a PEG like Vector's (ordered choice, greedy repetition, no backtracking into a
+// repetition), so the odd corners agree too: `OR x` reads `OR` as a glob term, a term may not
+// begin with AND/OR/NOT/-, and leading white space is a syntax error.
+
+const INVALID_START = new Set([' ', '\t', '\r', '\n', '"', '(', ')', '[', ']', '{', '}', '+', '-', '!', ':', '~', '^', '?', '*', '\\', '>', '=', '<']);
+const isWs = (c: string | undefined): boolean => c === ' ' || c === '\t' || c === '\r' || c === '\n';
 
 function unescape(s: string): string {
-  return s.replace(/\\(.)/gs, '$1');
+  // a trailing lone backslash is dropped, as Vector does
+  return s.replace(/\\([\s\S]?)/gu, '$1');
 }
 
-function cmpValue(s: string): CmpValue {
+/** Rust's text-to-number rules for comparison values: integer, else float, else text. */
+function cmpValue(raw: string): CmpValue {
+  let s = unescape(raw);
+  const quoted = /^"(.+)"$/.exec(s);
+  if (quoted) s = quoted[1]!;
   if (s === '*') return { t: 'unbounded' };
-  if (/^-?\d+$/.test(s)) return { t: 'int', v: Number(s) };
-  if (/^-?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?$/.test(s)) return { t: 'float', v: Number(s) };
+  if (/^[+-]?\d+$/.test(s)) {
+    const big = BigInt(s);
+    if (big >= -(2n ** 63n) && big < 2n ** 63n) return { t: 'int', v: Number(s) };
+  }
+  if (/^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/.test(s)) return { t: 'float', v: Number(s) };
+  const special = /^([+-]?)(inf|infinity|nan)$/i.exec(s);
+  if (special) return { t: 'float', v: special[2]!.toLowerCase() === 'nan' ? NaN : special[1] === '-' ? -Infinity : Infinity };
   return { t: 'str', v: s };
 }
 
-/** Recursive-descent parser over the query grammar. */
 class QueryParser {
-  i = 0;
   constructor(readonly s: string) {}
-  ws(): void {
-    while (this.i < this.s.length && /\s/.test(this.s[this.i]!)) this.i++;
+
+  fail(at: number): never {
+    throw new DatadogQueryError(`invalid search query at ${at}`);
   }
-  atEnd(): boolean {
-    return this.i >= this.s.length;
+  skip(i: number): number {
+    while (isWs(this.s[i])) i++;
+    return i;
   }
-  /** A term at `at` (raw text, escapes kept), or undefined. `glob` also accepts * and ?. */
-  termAt(at: number, glob = false): string | undefined {
-    const s = this.s;
-    let j = at;
-    const startOk = (c: string | undefined): boolean => c !== undefined && (!INVALID_START.has(c) || (glob && (c === '*' || c === '?')));
-    if (s[j] === '\\' && j + 1 < s.length) j += 2;
-    else if (startOk(s[j])) j++;
-    else return undefined;
+  /** One character (a whole code point), or -1 at the end. */
+  any(i: number): number {
+    if (i >= this.s.length) return -1;
+    const c = this.s.codePointAt(i)!;
+    return i + (c > 0xffff ? 2 : 1);
+  }
+  esc(i: number): number {
+    return this.s[i] === '\\' ? this.any(i + 1) : -1;
+  }
+  termStart(i: number): number {
+    const e = this.esc(i);
+    if (e >= 0) return e;
+    const c = this.s[i];
+    if (c === undefined || INVALID_START.has(c) || this.s.startsWith('UNICODE3000', i)) return -1;
+    return this.any(i);
+  }
+  termChar(i: number, glob: boolean): number {
+    const c = this.s[i];
+    if (c === '-' || c === '+' || c === '=' || (glob && (c === '*' || c === '?'))) return i + 1;
+    return this.termStart(i);
+  }
+  termEnd(i: number): boolean {
+    const c = this.s[i];
+    return c === undefined || isWs(c) || c === ')' || c === ']' || c === '}';
+  }
+  keyword(i: number, kws: readonly string[]): string | undefined {
+    return kws.find((k) => this.s.startsWith(k, i));
+  }
+  term(i: number): number {
+    if (this.keyword(i, ['AND', '&&', 'OR', '||', 'NOT', '-'])) return -1;
+    let j = this.termStart(i);
+    if (j < 0) return -1;
+    for (let n = this.termChar(j, false); n >= 0; n = this.termChar(j, false)) j = n;
+    return j;
+  }
+  termPrefix(i: number): number {
+    let j = this.termStart(i);
+    if (j < 0) return -1;
+    for (let n = this.termChar(j, false); n >= 0; n = this.termChar(j, false)) j = n;
+    return this.s[j] === '*' && this.termEnd(j + 1) ? j + 1 : -1;
+  }
+  termGlob(i: number): number {
+    const c = this.s[i];
+    let j = c === '*' || c === '?' ? i + 1 : this.termStart(i);
+    if (j < 0) return -1;
+    for (let n = this.termChar(j, true); n >= 0; n = this.termChar(j, true)) j = n;
+    return this.termEnd(j) ? j : -1;
+  }
+  phrase(i: number): number {
+    if (this.s[i] !== '"') return -1;
+    let j = i + 1;
     for (;;) {
-      const c = s[j];
-      if (c === '\\' && j + 1 < s.length) j += 2;
-      else if (c !== undefined && (startOk(c) || c === '-' || c === '+' || c === '=')) j++;
-      else break;
+      const e = this.esc(j);
+      if (e >= 0) j = e;
+      else if (this.s[j] === '"') return j + 1;
+      else if ((j = this.any(j)) < 0) return -1;
     }
-    return s.slice(at, j);
   }
-  keywordAt(at: number): string | undefined {
-    for (const k of ['AND', 'OR', 'NOT', '&&', '||']) if (this.s.startsWith(k, at)) return k;
-    return undefined;
+  numValue(i: number): number {
+    let j = this.s[i] === '-' ? i + 1 : this.s.startsWith('\\-', i) ? i + 2 : i;
+    const digits = (k: number): number => {
+      let m = k;
+      while (m < this.s.length && this.s[m]! >= '0' && this.s[m]! <= '9') m++;
+      return m > k ? m : -1;
+    };
+    j = digits(j);
+    if (j < 0) return -1;
+    if (this.s[j] === '.') {
+      const f = digits(j + 1);
+      if (f >= 0) j = f;
+    }
+    return j;
   }
-  termEnd(at: number): boolean {
-    const c = this.s[at];
-    return c === undefined || /\s/.test(c) || c === ')' || c === ']' || c === '}';
+  numericTerm(i: number): number {
+    const j = this.numValue(i);
+    if (j < 0) return -1;
+    const e = this.s[j] === 'E' ? this.numValue(j + 1) : -1;
+    return e >= 0 ? e : j;
   }
 
-  query(field: string, close: boolean): Node {
-    const groups: Node[][] = [];
+  /** `queryroot`: the whole text. */
+  root(): Node {
+    if (this.s.trim() === '') return { k: 'all' };
+    const q = this.query(0, DEFAULT_FIELD);
+    if (!q) this.fail(0);
+    const end = this.skip(q.end);
+    if (end !== this.s.length) this.fail(end);
+    return q.node;
+  }
+
+  query(i: number, field: string): { node: Node; end: number } | undefined {
+    const groups: Node[] = [];
     let group: Node[] = [];
     let negate = false;
-    for (;;) {
-      this.ws();
-      if (this.atEnd() || (close && this.s[this.i] === ')')) break;
-      const kw = this.keywordAt(this.i);
-      if (kw === 'AND' || kw === '&&') {
-        this.i += kw.length;
-        continue;
-      }
-      if (kw === 'OR' || kw === '||') {
-        this.i += kw.length;
-        groups.push(group);
-        group = [];
-        continue;
-      }
-      if (kw === 'NOT' || this.s[this.i] === '-') {
-        this.i += kw === 'NOT' ? 3 : 1;
-        negate = true;
-        continue;
-      }
-      if (this.s[this.i] === '+') {
-        this.i++;
-        continue;
-      }
-      let node = this.multiterm(field) ?? this.clause(field);
-      if (negate) {
-        node = { k: 'not', node };
+    let pos = i;
+    for (let first = true; ; first = false) {
+      const at = first ? pos : this.skip(pos);
+      const multi = this.multiterm(at, field);
+      if (multi) {
+        group.push(negate ? { k: 'not', node: multi.node } : multi.node);
         negate = false;
+        pos = multi.end;
+        continue;
       }
-      group.push(node);
+      let j = at;
+      let or = false;
+      if (!first) {
+        const conj = this.keyword(j, ['AND', '&&', 'OR', '||']);
+        if (conj) {
+          or = conj === 'OR' || conj === '||';
+          j = this.skip(j + conj.length);
+        }
+      }
+      let not = false;
+      const mod = this.keyword(j, ['+', 'NOT', '-']);
+      if (mod) {
+        not = mod !== '+';
+        j = this.skip(j + mod.length);
+      }
+      const clause = this.clause(j, field);
+      if (!clause) {
+        if (first) return undefined;
+        break;
+      }
+      if (or) {
+        groups.push(boolean('and', group));
+        group = [];
+      }
+      if (not) negate = true;
+      group.push(negate ? { k: 'not', node: clause.node } : clause.node);
+      negate = false;
+      pos = clause.end;
     }
-    groups.push(group);
-    const or = boolean('or', groups.map((g) => boolean('and', g)));
-    if (or.k === 'not' && or.node.k === 'all') return { k: 'none' };
-    return or;
+    groups.push(boolean('and', group));
+    const node = boolean('or', groups);
+    return { node: node.k === 'not' && node.node.k === 'all' ? { k: 'none' } : node, end: pos };
   }
 
-  /** Bare terms in a row (not fields, not before AND/OR) search the default field as one text. */
-  multiterm(field: string): Node | undefined {
+  /** Bare terms in a row (not a field, not a glob, not before AND/OR) form one default-field term. */
+  multiterm(i: number, field: string): { node: Node; end: number } | undefined {
     const terms: string[] = [];
-    let at = this.i;
+    let pos = i;
+    let end = -1;
     for (;;) {
-      if (this.keywordAt(at) || this.s[at] === '-') break;
-      const t = this.termAt(at);
-      if (t === undefined) break;
-      const after = at + t.length;
-      const c = this.s[after];
+      const t = this.term(pos);
+      if (t < 0) break;
+      const c = this.s[t];
       if (c === ':' || c === '*') break;
-      let k = after;
-      while (k < this.s.length && /\s/.test(this.s[k]!)) k++;
-      const kw = this.keywordAt(k);
-      if (k > after && (kw === 'AND' || kw === 'OR' || kw === '&&' || kw === '||')) break;
-      if (!this.termEnd(after)) break;
-      terms.push(unescape(t));
-      at = k;
-      this.i = after;
-      if (kw === 'NOT') break;
+      const after = this.skip(t);
+      if (after > t && this.keyword(after, ['AND', '&&', 'OR', '||'])) break;
+      terms.push(unescape(this.s.slice(pos, t)));
+      end = t;
+      pos = after;
     }
     if (terms.length === 0) return undefined;
-    return { k: 'term', attr: field, value: terms.join(' ') };
+    return { node: { k: 'term', attr: field, value: terms.join(' ') }, end };
   }
 
-  clause(field: string): Node {
-    const s = this.s;
-    if (s.startsWith('*:*', this.i)) {
-      this.i += 3;
-      return { k: 'all' };
-    }
-    let f = field;
-    const t = this.termAt(this.i);
-    if (t !== undefined && s[this.i + t.length] === ':' && !this.keywordAt(this.i)) {
-      f = t;
-      this.i += t.length + 1;
-    }
-    if (s[this.i] === '(') {
-      this.i++;
-      const q = this.query(f, true);
-      this.ws();
-      if (s[this.i] !== ')') throw new QueryError('expected ")"');
-      this.i++;
-      return q;
-    }
-    return this.value(f);
+  clause(i: number, outer: string): { node: Node; end: number } | undefined {
+    if (this.s.startsWith('*:*', i)) return { node: { k: 'all' }, end: i + 3 };
+    const t = this.term(i);
+    const named = t >= 0 && this.s[t] === ':';
+    const field = named ? this.s.slice(i, t) : outer;
+    const at = named ? this.skip(t + 1) : i;
+    const value = this.value(at, field);
+    if (value) return value;
+    if (this.s[at] !== '(') return undefined;
+    const q = this.query(this.skip(at + 1), field);
+    if (!q) return undefined;
+    const close = this.skip(q.end);
+    return this.s[close] === ')' ? { node: q.node, end: close + 1 } : undefined;
   }
 
-  value(f: string): Node {
+  value(i: number, field: string): { node: Node; end: number } | undefined {
     const s = this.s;
-    const attr = unescape(f);
-    if (s[this.i] === '*' && this.termEnd(this.i + 1)) {
-      this.i++;
-      if (f === DEFAULT_FIELD) return { k: 'all' };
-      return { k: 'wildcard', attr, wildcard: '*' };
-    }
-    if (s[this.i] === '"') {
-      let j = this.i + 1;
-      while (j < s.length && s[j] !== '"') j += s[j] === '\\' ? 2 : 1;
-      if (j >= s.length) throw new QueryError('unterminated phrase');
-      const phrase = unescape(s.slice(this.i + 1, j));
-      this.i = j + 1;
-      if (f === '_exists_') return { k: 'exists', attr: phrase };
-      if (f === '_missing_') return { k: 'missing', attr: phrase };
-      return { k: 'term', attr, value: phrase };
-    }
-    const op = /^(>=|<=|>|<)/.exec(s.slice(this.i));
+    const attr = unescape(field);
+    if (s[i] === '*' && this.termEnd(i + 1)) return { node: field === DEFAULT_FIELD ? { k: 'all' } : { k: 'wildcard', attr, wildcard: '*' }, end: i + 1 };
+    let j = this.phrase(i);
+    if (j >= 0) return { node: this.termNode(field, attr, unescape(s.slice(i + 1, j - 1))), end: j };
+    j = this.termPrefix(i);
+    if (j >= 0) return { node: { k: 'prefix', attr, prefix: unescape(s.slice(i, j - 1)) }, end: j };
+    const op = this.keyword(i, ['>=', '<=', '>', '<']) as Cmp | undefined;
     if (op) {
-      this.i += op[0].length;
-      const num = /^-?\d+(\.\d+)?(E-?\d+(\.\d+)?)?/.exec(s.slice(this.i));
-      let v: CmpValue;
-      if (num && this.termEnd(this.i + num[0].length)) {
-        v = cmpValue(num[0]);
-        this.i += num[0].length;
-      } else {
-        const t = this.termAt(this.i);
-        if (t === undefined) throw new QueryError('expected a comparison value');
-        this.i += t.length;
-        v = { t: 'str', v: unescape(t) };
-      }
-      return { k: 'compare', attr, op: op[0] as Cmp, value: v };
+      const at = i + op.length;
+      j = this.numericTerm(at);
+      if (j >= 0) return { node: { k: 'compare', attr, op, value: cmpValue(s.slice(at, j)) }, end: j };
+      j = this.term(at);
+      if (j >= 0) return { node: { k: 'compare', attr, op, value: { t: 'str', v: unescape(s.slice(at, j)) } }, end: j };
     }
-    if (s[this.i] === '[' || s[this.i] === '{') {
-      const m = /^([[{])\s*([^\s\]}]+)\s+TO\s+([^\s\]}]+)\s*([\]}])/.exec(s.slice(this.i));
-      if (!m) throw new QueryError('invalid range');
-      if ((m[1] === '[') !== (m[4] === ']')) throw new QueryError('invalid range');
-      this.i += m[0].length;
-      const incl = m[1] === '[';
-      const bound = (x: string): CmpValue => cmpValue(x.length >= 2 && x.startsWith('"') && x.endsWith('"') ? x.slice(1, -1) : x);
-      return { k: 'range', attr, lower: bound(m[2]!), lowerIncl: incl, upper: bound(m[3]!), upperIncl: incl };
-    }
-    const t = this.termAt(this.i);
-    if (t !== undefined && this.termEnd(this.i + t.length) && !this.keywordAt(this.i)) {
-      this.i += t.length;
-      if (f === '_exists_') return { k: 'exists', attr: unescape(t) };
-      if (f === '_missing_') return { k: 'missing', attr: unescape(t) };
-      return { k: 'term', attr, value: unescape(t) };
-    }
-    const g = this.termAt(this.i, true);
-    if (g !== undefined && this.termEnd(this.i + g.length)) {
-      this.i += g.length;
-      if (/^[^*?]*\*$/.test(g) && !g.endsWith('\\*')) return { k: 'prefix', attr, prefix: unescape(g.slice(0, -1)) };
-      return { k: 'wildcard', attr, wildcard: unescape(g) };
-    }
-    throw new QueryError(`unexpected input at ${this.i}`);
+    const range = this.range(i, attr);
+    if (range) return range;
+    j = this.term(i);
+    if (j >= 0 && this.termEnd(j)) return { node: this.termNode(field, attr, unescape(s.slice(i, j))), end: j };
+    j = this.termGlob(i);
+    if (j >= 0) return { node: { k: 'wildcard', attr, wildcard: unescape(s.slice(i, j)) }, end: j };
+    return undefined;
+  }
+
+  termNode(field: string, attr: string, text: string): Node {
+    if (field === '_exists_') return { k: 'exists', attr: text };
+    if (field === '_missing_') return { k: 'missing', attr: text };
+    return { k: 'term', attr, value: text };
+  }
+
+  range(i: number, attr: string): { node: Node; end: number } | undefined {
+    const open = this.s[i];
+    if (open !== '[' && open !== '{') return undefined;
+    const bound = (k: number): number => {
+      let m = k;
+      while (m < this.s.length && !isWs(this.s[m]) && this.s[m] !== ']' && this.s[m] !== '}') m++;
+      return m > k ? m : -1;
+    };
+    const lo = this.skip(i + 1);
+    const loEnd = bound(lo);
+    if (loEnd < 0) return undefined;
+    const to = this.skip(loEnd);
+    if (!this.s.startsWith('TO', to)) return undefined;
+    const hi = this.skip(to + 2);
+    const hiEnd = bound(hi);
+    if (hiEnd < 0) return undefined;
+    const closeAt = this.skip(hiEnd);
+    const close = this.s[closeAt];
+    if (close !== ']' && close !== '}') return undefined;
+    // Vector's grammar accepts `[a TO b}` and then fails while building the tree
+    if ((open === '[') !== (close === ']')) throw new DatadogQueryError('invalid range: mixed brackets');
+    const incl = open === '[';
+    const node: Node = { k: 'range', attr, lower: cmpValue(this.s.slice(lo, loEnd)), lowerIncl: incl, upper: cmpValue(this.s.slice(hi, hiEnd)), upperIncl: incl };
+    return { node, end: closeAt + 1 };
   }
 }
 
 function boolean(k: 'and' | 'or', nodes: Node[]): Node {
-  if (nodes.length === 0) return { k: 'all' };
-  if (nodes.length === 1) return nodes[0]!;
-  return { k, nodes };
+  return nodes.length === 1 ? nodes[0]! : { k, nodes };
 }
 
+// ---------------------------------------------------------------------------------------------
+// Matcher
+
 type Field = { kind: 'default' | 'reserved' | 'attribute' | 'tag'; name: string };
+type Pred = (v: Value) => boolean;
 
 function fieldsOf(attr: string): Field[] {
   if (attr === DEFAULT_FIELD) return DEFAULT_FIELDS.map((name) => ({ kind: 'default' as const, name }));
@@ -243,14 +328,11 @@ function fieldsOf(attr: string): Field[] {
   return [{ kind: 'tag', name: v }];
 }
 
-type Pred = (v: Value) => boolean;
-
-function pathOf(f: Field): Path {
-  if (f.kind === 'tag') return ['tags'];
+function pathOf(name: string): Path {
   try {
-    return parsePath(f.name);
+    return parsePath(name);
   } catch {
-    throw new QueryError('failed to build matcher');
+    throw new DatadogQueryError('failed to build matcher');
   }
 }
 
@@ -264,155 +346,203 @@ function lookup(obj: Value, p: Path): Value | undefined {
   return cur;
 }
 
-const stringValue = (v: Value): string => (typeof v === 'string' ? v : displayValue(v));
-const escapeRe = (s: string): string => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+/** A float as Rust prints it: shortest round trip, never in exponent form. */
+function plainFloat(n: number): string {
+  if (!Number.isFinite(n)) return Number.isNaN(n) ? 'NaN' : n > 0 ? 'inf' : '-inf';
+  const text = String(n);
+  const m = /^(-?)(\d)(?:\.(\d+))?e([+-]\d+)$/.exec(text);
+  if (!m) return text;
+  const digits = m[2]! + (m[3] ?? '');
+  const exp = Number(m[4]);
+  if (exp >= 0) return m[1]! + digits.padEnd(exp + 1, '0');
+  return `${m[1]!}0.${'0'.repeat(-exp - 1)}${digits}`;
+}
+
+/** VRL's string form of any value: strings as they are, others as displayed. */
+const displayText = (v: Value): string => (typeof v === 'string' ? v : displayValue(v));
+/** Condition attribute equality: the text of a string, integer, float or boolean. */
+const scalarText = (v: Value): string | undefined =>
+  typeof v === 'string' ? v : typeof v === 'number' || typeof v === 'boolean' ? String(v) : v instanceof Float ? plainFloat(v.value) : undefined;
+/** A tag element as text (the condition coerces any element to bytes). */
+const elementText = (v: Value): string => (typeof v === 'string' ? v : v instanceof Timestamp ? v.toString() : scalarText(v) ?? displayValue(v));
+const cmpText = (c: CmpValue): string => (c.t === 'unbounded' ? '*' : c.t === 'str' ? c.v : c.t === 'float' ? plainFloat(c.v) : String(c.v));
+
+const escapeRe = (s: string): string => s.replace(/[.*+?^${}()|[\]\\/-]/g, '\\$&');
 const wordRegex = (s: string): RegExp => new RegExp(`\\b${escapeRe(s).replace(/\\\*/g, '.*')}\\b`);
 const wildcardRegex = (s: string): RegExp => new RegExp(`^${escapeRe(s).replace(/\\\*/g, '.*')}$`);
 
-function compareStr(a: string, op: Cmp, b: string): boolean {
+function order(a: string | number, op: Cmp, b: string | number): boolean {
   return op === '<' ? a < b : op === '<=' ? a <= b : op === '>' ? a > b : a >= b;
 }
-function compareNum(a: number, op: Cmp, b: number): boolean {
-  return op === '<' ? a < b : op === '<=' ? a <= b : op === '>' ? a > b : a >= b;
-}
-const cmpText = (c: CmpValue): string => (c.t === 'unbounded' ? '*' : c.t === 'str' ? c.v : String(c.v));
 
-function resolve(p: Path, f: (v: Value) => boolean): Pred {
-  return (obj) => {
+/** The value at one of the paths passes `test`. */
+function atAny(paths: readonly Path[], test: Pred): Pred {
+  if (paths.length === 1) {
+    const p = paths[0]!;
+    return (obj) => {
+      const v = lookup(obj, p);
+      return v !== undefined && test(v);
+    };
+  }
+  return (obj) => paths.some((p) => {
     const v = lookup(obj, p);
-    return v !== undefined && f(v);
-  };
+    return v !== undefined && test(v);
+  });
 }
+const onString = (f: (s: string) => boolean): Pred => (v) => typeof v === 'string' && f(v);
+const onArray = (f: (a: readonly Value[]) => boolean): Pred => (v) => Array.isArray(v) && f(v);
 
-function tagsOf(v: Value): string[] | undefined {
-  return Array.isArray(v) ? v.map((x) => stringValue(x)) : undefined;
-}
+/** Field lookups of one target (Vector's `Filter` implementations). */
+class Lookups {
+  readonly tagPaths: readonly Path[];
+  readonly sourcePaths: readonly Path[];
+  constructor(readonly target: QueryTarget) {
+    const event = target === 'event';
+    this.tagPaths = event ? [['ddtags'], ['tags']] : [['tags']];
+    this.sourcePaths = event ? [['ddsource'], ['source']] : [['source']];
+  }
+  get event(): boolean {
+    return this.target === 'event';
+  }
+  /** Text tests on a plain field: strings only for events, any value's display text for VRL. */
+  text(f: (s: string) => boolean): Pred {
+    return this.event ? onString(f) : (v) => f(displayText(v));
+  }
+  paths(f: Field): readonly Path[] {
+    return f.kind === 'reserved' && f.name === 'source' ? this.sourcePaths : [pathOf(f.name)];
+  }
+  anyElement(f: (s: string) => boolean): Pred {
+    const text = this.event ? elementText : displayText;
+    return atAny(this.tagPaths, onArray((a) => a.some((x) => f(text(x)))));
+  }
 
-function exists(f: Field): Pred {
-  const p = pathOf(f);
-  if (f.kind === 'tag') {
-    const prefix = `${f.name}:`;
-    return resolve(p, (v) => tagsOf(v)?.some((t) => t === f.name || t.startsWith(prefix)) ?? false);
+  exists(f: Field): Pred {
+    if (f.kind === 'tag') {
+      const prefix = `${f.name}:`;
+      return this.anyElement((t) => t === f.name || t.startsWith(prefix));
+    }
+    if (f.kind === 'reserved' && f.name === 'tags') {
+      // VRL compares each element with the array itself, which never holds
+      return this.event ? this.anyElement((t) => t === 'tags') : () => false;
+    }
+    return atAny(this.paths(f), () => true);
   }
-  return resolve(p, () => true);
-}
 
-function equals(f: Field, value: string): Pred {
-  const p = pathOf(f);
-  if (f.kind === 'default') {
-    const re = wordRegex(value);
-    return resolve(p, (v) => typeof v === 'string' && re.test(v));
+  equals(f: Field, value: string): Pred {
+    if (f.kind === 'default') {
+      const re = wordRegex(value);
+      return atAny(this.paths(f), onString((s) => re.test(s)));
+    }
+    if (f.kind === 'tag' || (f.kind === 'reserved' && f.name === 'tags')) {
+      const want = f.kind === 'tag' ? `${f.name}:${value}` : value;
+      return atAny(this.tagPaths, onArray((a) => a.some((x) => x === want)));
+    }
+    if (this.event && f.kind === 'attribute') return atAny(this.paths(f), (v) => scalarText(v) === value);
+    return atAny(this.paths(f), this.text((s) => s === value));
   }
-  if (f.kind === 'reserved' && f.name === 'tags') return resolve(p, (v) => Array.isArray(v) && v.some((x) => x === value));
-  if (f.kind === 'tag') {
-    const want = `${f.name}:${value}`;
-    return resolve(p, (v) => Array.isArray(v) && v.some((x) => x === want));
-  }
-  return resolve(p, (v) => stringValue(v) === value);
-}
 
-function prefix(f: Field, pre: string): Pred {
-  const p = pathOf(f);
-  if (f.kind === 'default') {
-    const re = wordRegex(`${pre}*`);
-    return resolve(p, (v) => typeof v === 'string' && re.test(v));
+  prefix(f: Field, pre: string): Pred {
+    if (f.kind === 'default') {
+      const re = wordRegex(`${pre}*`);
+      return atAny(this.paths(f), this.text((s) => re.test(s)));
+    }
+    if (f.kind === 'tag') {
+      const want = `${f.name}:${pre}`;
+      return this.anyElement((t) => t.startsWith(want));
+    }
+    return atAny(this.paths(f), this.text((s) => s.startsWith(pre)));
   }
-  if (f.kind === 'tag') {
-    const want = `${f.name}:${pre}`;
-    return resolve(p, (v) => tagsOf(v)?.some((t) => t.startsWith(want)) ?? false);
-  }
-  return resolve(p, (v) => stringValue(v).startsWith(pre));
-}
 
-function wildcard(f: Field, w: string): Pred {
-  const p = pathOf(f);
-  if (f.kind === 'default') {
-    const re = wordRegex(w);
-    return resolve(p, (v) => typeof v === 'string' && re.test(v));
+  wildcard(f: Field, w: string): Pred {
+    if (f.kind === 'default') {
+      const re = wordRegex(w);
+      return atAny(this.paths(f), this.text((s) => re.test(s)));
+    }
+    if (f.kind === 'tag') {
+      const re = wildcardRegex(`${f.name}:${w}`);
+      return this.anyElement((t) => re.test(t));
+    }
+    const re = wildcardRegex(w);
+    return atAny(this.paths(f), this.text((s) => re.test(s)));
   }
-  if (f.kind === 'tag') {
-    const re = wildcardRegex(`${f.name}:${w}`);
-    return resolve(p, (v) => tagsOf(v)?.some((t) => re.test(t)) ?? false);
-  }
-  const re = wildcardRegex(w);
-  return resolve(p, (v) => re.test(stringValue(v)));
-}
 
-function compare(f: Field, op: Cmp, c: CmpValue): Pred {
-  const p = pathOf(f);
-  const rhs = cmpText(c);
-  if (f.kind === 'attribute') {
-    return resolve(p, (v) => {
-      const isNum = typeof v === 'number' || v instanceof Float;
-      if (isNum && (c.t === 'int' || c.t === 'float')) return compareNum(typeof v === 'number' ? v : v.value, op, c.v);
-      return compareStr(stringValue(v), op, rhs);
-    });
-  }
-  if (f.kind === 'tag') {
-    return resolve(p, (v) =>
-      (tagsOf(v) ?? []).some((t) => {
+  compare(f: Field, op: Cmp, c: CmpValue): Pred {
+    const rhs = cmpText(c);
+    if (f.kind === 'attribute') {
+      const numeric = c.t === 'int' || c.t === 'float';
+      return atAny(this.paths(f), (v) => {
+        const n = typeof v === 'number' ? v : v instanceof Float ? v.value : undefined;
+        if (n !== undefined && numeric) return order(n, op, c.v);
+        if (this.event) return typeof v === 'string' && order(v, op, rhs);
+        return order(displayText(v), op, rhs);
+      });
+    }
+    if (f.kind === 'tag') {
+      // the condition compares only elements of this tag; VRL compares every `name:value` element
+      return this.anyElement((t) => {
         const idx = t.indexOf(':');
-        return idx >= 0 && compareStr(t.slice(idx + 1), op, rhs);
-      }),
-    );
+        return idx >= 0 && (!this.event || t.slice(0, idx) === f.name) && order(t.slice(idx + 1), op, rhs);
+      });
+    }
+    return atAny(this.paths(f), this.text((s) => order(s, op, rhs)));
   }
-  return resolve(p, (v) => compareStr(stringValue(v), op, rhs));
+
+  range(f: Field, lower: CmpValue, lowerIncl: boolean, upper: CmpValue, upperIncl: boolean): Pred {
+    if (lower.t === 'unbounded' && upper.t === 'unbounded') return this.exists(f);
+    if (lower.t === 'unbounded') return this.compare(f, upperIncl ? '<=' : '<', upper);
+    if (upper.t === 'unbounded') return this.compare(f, lowerIncl ? '>=' : '>', lower);
+    const lo = this.compare(f, lowerIncl ? '>=' : '>', lower);
+    const hi = this.compare(f, upperIncl ? '<=' : '<', upper);
+    return (v) => lo(v) && hi(v);
+  }
 }
 
-function range(f: Field, lower: CmpValue, lowerIncl: boolean, upper: CmpValue, upperIncl: boolean): Pred {
-  if (lower.t === 'unbounded' && upper.t === 'unbounded') return exists(f);
-  if (lower.t === 'unbounded') return compare(f, upperIncl ? '<=' : '<', upper);
-  if (upper.t === 'unbounded') return compare(f, lowerIncl ? '>=' : '>', lower);
-  const lo = compare(f, lowerIncl ? '>=' : '>', lower);
-  const hi = compare(f, upperIncl ? '<=' : '<', upper);
-  return (v) => lo(v) && hi(v);
-}
-
-function build(n: Node): Pred {
-  const any = (fs: Pred[]): Pred => (v) => fs.some((f) => f(v));
+function build(n: Node, l: Lookups): Pred {
+  const any = (fs: Pred[]): Pred => (fs.length === 1 ? fs[0]! : (v) => fs.some((f) => f(v)));
   switch (n.k) {
     case 'all':
       return () => true;
     case 'none':
       return () => false;
     case 'exists':
-      return any(fieldsOf(n.attr).map(exists));
+      return any(fieldsOf(n.attr).map((f) => l.exists(f)));
     case 'missing': {
-      const fs = fieldsOf(n.attr).map(exists);
+      const fs = fieldsOf(n.attr).map((f) => l.exists(f));
       return (v) => fs.every((f) => !f(v));
     }
     case 'term':
-      return any(fieldsOf(n.attr).map((f) => equals(f, n.value)));
+      return any(fieldsOf(n.attr).map((f) => l.equals(f, n.value)));
     case 'prefix':
-      return any(fieldsOf(n.attr).map((f) => prefix(f, n.prefix)));
+      return any(fieldsOf(n.attr).map((f) => l.prefix(f, n.prefix)));
     case 'wildcard':
-      return any(fieldsOf(n.attr).map((f) => wildcard(f, n.wildcard)));
+      return any(fieldsOf(n.attr).map((f) => l.wildcard(f, n.wildcard)));
     case 'compare':
-      return any(fieldsOf(n.attr).map((f) => compare(f, n.op, n.value)));
+      return any(fieldsOf(n.attr).map((f) => l.compare(f, n.op, n.value)));
     case 'range':
-      return any(fieldsOf(n.attr).map((f) => range(f, n.lower, n.lowerIncl, n.upper, n.upperIncl)));
+      return any(fieldsOf(n.attr).map((f) => l.range(f, n.lower, n.lowerIncl, n.upper, n.upperIncl)));
     case 'not': {
-      const inner = build(n.node);
+      const inner = build(n.node, l);
       return (v) => !inner(v);
     }
     case 'and': {
-      const fs = n.nodes.map(build);
+      const fs = n.nodes.map((x) => build(x, l));
       return (v) => fs.every((f) => f(v));
     }
     case 'or': {
-      const fs = n.nodes.map(build);
+      const fs = n.nodes.map((x) => build(x, l));
       return (v) => fs.some((f) => f(v));
     }
   }
 }
 
-/** Compiles a Datadog search query into a predicate over an object; throws Error when invalid. */
-export function compileDatadogQuery(query: string): (v: Value) => boolean {
-  const p = new QueryParser(query);
-  const node = p.query(DEFAULT_FIELD, false);
-  p.ws();
-  if (!p.atEnd()) throw new QueryError(`unexpected input at ${p.i}`);
-  return build(node);
+const LOOKUPS: Record<QueryTarget, Lookups> = { value: new Lookups('value'), event: new Lookups('event') };
+
+/**
+ * Compiles a Datadog search query into a predicate over an object (`value`, VRL's semantics) or
+ * over a log event's fields (`event`, the condition's); throws {@link DatadogQueryError}.
+ */
+export function compileDatadogQuery(query: string, target: QueryTarget = 'value'): (v: Value) => boolean {
+  return build(new QueryParser(query).root(), LOOKUPS[target]);
 }
 
 /** The functions of this file, for the stdlib list. */

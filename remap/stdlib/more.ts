@@ -56,6 +56,13 @@ function communityId(src: string, dst: string, proto: number, sport: number | un
   return '1:' + createHash('sha1').update(Buffer.from(parts)).digest('base64');
 }
 
+/** Uniform integer in [min, max); crypto's randomInt only spans safe ranges under 2^48. */
+function randomIntIn(min: number, max: number): number {
+  if (Number.isSafeInteger(min) && Number.isSafeInteger(max) && max - min < 2 ** 48) return randomInt(min, max);
+  const r = Math.floor(min + Math.random() * (max - min));
+  return r >= max ? min : r;
+}
+
 /** The functions of this file, for the stdlib list. */
 export const moreFunctions: readonly FnDef[] = [
   casing('camelcase', (ws) => ws.map((w, i) => (i === 0 ? w.toLowerCase() : cap(w))).join('')),
@@ -131,7 +138,7 @@ export const moreFunctions: readonly FnDef[] = [
     impure: true,
     fallible: (args) => !(args[0]!.isConstant && args[1]!.isConstant && num(args[0]!.constant) < num(args[1]!.constant)),
     returns: K.K_INTEGER,
-    call: ([a, b]) => ((a as number) < (b as number) ? randomInt(a as number, b as number) : fail('max must be greater than min')),
+    call: ([a, b]) => ((a as number) < (b as number) ? randomIntIn(a as number, b as number) : fail('max must be greater than min')),
   }),
   defineFunction({
     name: 'random_float',

@@ -77,7 +77,8 @@ export const numberFunctions: readonly FnDef[] = [
     returns: K.K_BYTES,
     call: ([v, s, d, g]) => {
       const n = num(v);
-      let text = s === undefined || s === null ? String(n) : n.toFixed(s as number);
+      // toFixed takes 0..100 digits; a float has no more than 100 significant decimals anyway
+      let text = s === undefined || s === null ? String(n) : n.toFixed(Math.min(100, Math.max(0, s as number)));
       const neg = text.startsWith('-');
       if (neg) text = text.slice(1);
       let [int, frac] = text.split('.') as [string, string | undefined];

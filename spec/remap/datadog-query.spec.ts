@@ -3,7 +3,7 @@ import { expect } from 'chai';
 import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { compileDatadogQuery } from '../../remap/stdlib/datadog-query.js';
+import { DatadogQueryError, compileDatadogQuery } from '../../remap/stdlib/datadog-query.js';
 import { parseJsonValue } from './harness.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
@@ -17,6 +17,23 @@ describe('remap match_datadog_query syntax', () => {
       if (got !== c.want) failures.push(`${c.query} on ${c.value}: got ${got}`);
     }
     expect(failures).to.deep.equal([]);
+  });
+
+  it('differs from the event target only in field lookups', () => {
+    const both = (q: string, v: string): [boolean, boolean] => {
+      const value = parseJsonValue(v);
+      return [compileDatadogQuery(q)(value), compileDatadogQuery(q, 'event')(value)];
+    };
+    expect(both('status:200', '{"status": 200}')).to.deep.equal([true, false]);
+    expect(both('source:nginx', '{"ddsource": "nginx"}')).to.deep.equal([false, true]);
+    expect(both('env:prod', '{"ddtags": ["env:prod"]}')).to.deep.equal([false, true]);
+    expect(both('@code:5*', '{"code": 503}')).to.deep.equal([true, false]);
+    expect(both('env:>a', '{"tags": ["team:zzz"]}')).to.deep.equal([true, false]);
+    expect(both('_exists_:tags', '{"tags": ["tags"]}')).to.deep.equal([false, true]);
+  });
+
+  it('rejects a query that does not parse', () => {
+    for (const q of ['status:', ' a', 'a AND', '(a', '@a:[1 TO 2}', '*:x', 'NOT']) expect(() => compileDatadogQuery(q), q).to.throw(DatadogQueryError);
   });
 
   it('rejects an attribute that is not a valid path', () => {

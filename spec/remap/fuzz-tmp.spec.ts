@@ -35,11 +35,40 @@ const pathArb = fc.array(fc.oneof(ident, fc.integer({ min: -2, max: 3 }).map((i)
 });
 const metaPath = ident.map((i) => `%${i}`);
 
+/** A literal of one of the kinds in `bits` (the declared kinds of a parameter). */
+function literalOfKind(bits: number): fc.Arbitrary<string> {
+  const options: fc.Arbitrary<string>[] = [];
+  if (bits & K.BYTES) options.push(stringLit);
+  if (bits & K.INTEGER) options.push(fc.oneof(fc.integer({ min: -3, max: 40 }).map(String), fc.constantFrom('1000', '-1000', '100000000', '9223372036854775807', '-9223372036854775807')));
+  if (bits & K.FLOAT) options.push(fc.constantFrom('0.5', '2.0', '-1.25'));
+  if (bits & K.BOOLEAN) options.push(fc.boolean().map(String));
+  if (bits & K.TIMESTAMP) options.push(fc.constant("t'2021-01-01T00:00:00Z'"));
+  if (bits & K.REGEX) options.push(safeRegex);
+  if (bits & K.NULL) options.push(fc.constant('null'));
+  if (bits & K.ARRAY) options.push(fc.constantFrom('[]', '[1, 2]', '["a", "b"]', '[.a, 1.5]'));
+  if (bits & K.OBJECT) options.push(fc.constantFrom('{}', '{"a": 1}', '{"a": {"b": "c"}}', '.'));
+  return options.length > 0 ? fc.oneof(...options) : scalarLit;
+}
+
 const binOps = ['+', '-', '*', '/', '%', '==', '!=', '<', '<=', '>', '>=', '&&', '||', '??', '|'];
 
 // functions whose runs may legitimately block or print: kept out of generated calls
 const EXCLUDED = new Set(['log', 'assert', 'assert_eq']);
 const functions = stdlib.filter((f) => !EXCLUDED.has(f.name));
+
+/** A call of `f`: mostly well-kinded literal arguments, sometimes any expression or a wrong count. */
+function callOf(f: FnDef, anyExpr: fc.Arbitrary<string>): fc.Arbitrary<string> {
+  const required = f.params.filter((p) => p.required).length;
+  const args = fc.integer({ min: required, max: f.params.length }).chain((n) =>
+    fc.tuple(...f.params.slice(0, n).map((p) => (p.query ? pathArb : fc.oneof({ weight: 4, arbitrary: literalOfKind(p.kind) }, { weight: 1, arbitrary: anyExpr })))),
+  );
+  const closure = f.closure ? ` -> |${f.closure.arity >= 2 ? 'k, v' : 'v'}| { v }` : '';
+  return fc.tuple(args, fc.boolean(), fc.nat(20)).map(([as, named, extra]) => {
+    const parts = (as as string[]).map((a, i) => (named ? `${f.params[i]!.name}: ${a}` : a));
+    if (extra === 0) parts.push('1');
+    return `${f.name}${f.fallible || extra === 1 ? '!' : ''}(${parts.join(', ')})${closure}`;
+  });
+}
 
 const { expr } = fc.letrec<{ expr: string; block: string; stmt: string }>((tie) => ({
   expr: fc.oneof(
@@ -54,11 +83,7 @@ const { expr } = fc.letrec<{ expr: string; block: string; stmt: string }>((tie) 
     fc.array(tie('expr'), { maxLength: 3 }).map((xs) => `[${xs.join(', ')}]`),
     fc.array(fc.tuple(ident, tie('expr')), { maxLength: 3 }).map((kv) => `{${kv.map(([k, v]) => `"${k}": ${v}`).join(', ')}}`),
     fc.tuple(tie('expr'), tie('block'), fc.option(tie('block'))).map(([c, t, e]) => `if ${c} ${t}${e === null ? '' : ` else ${e}`}`),
-    fc.tuple(fc.constantFrom(...functions), fc.array(tie('expr'), { maxLength: 5 }), fc.boolean(), fc.boolean()).map(([f, args, bang, named]) => {
-      const parts = args.slice(0, Math.max(f.params.length, 1)).map((a, i) => (named && f.params[i] ? `${f.params[i]!.name}: ${a}` : a));
-      const closure = f.closure ? ` -> |${f.closure.arity >= 2 ? 'k, v' : 'v'}| { v }` : '';
-      return `${f.name}${bang ? '!' : ''}(${parts.join(', ')})${closure}`;
-    }),
+    fc.constantFrom(...functions).chain((f) => callOf(f, tie('expr'))),
     tie('expr').map((e) => `(${e})`),
     tie('block'),
   ),
@@ -76,8 +101,11 @@ const { expr } = fc.letrec<{ expr: string; block: string; stmt: string }>((tie) 
   ),
 }));
 
+// every identifier the generator uses is a defined variable, so references reach the runtime
+const PRELUDE = 'a = .a; b = 1; msg = "m"; x = null; y = [1]; n = 2.5; tags = {}; message = .message; status = .status\n';
+
 const programArb = fc.oneof(
-  { weight: 6, arbitrary: fc.array(fc.letrec((tie) => ({ s: fc.oneof(expr, fc.tuple(pathArb, expr).map(([p, e]) => `${p} = ${e}`), fc.tuple(ident, expr).map(([p, e]) => `${p} = ${e}`)) })).s, { minLength: 1, maxLength: 5 }).map((ss) => ss.join('\n')) },
+  { weight: 6, arbitrary: fc.array(fc.letrec((tie) => ({ s: fc.oneof(expr, fc.tuple(pathArb, expr).map(([p, e]) => `${p} = ${e}`), fc.tuple(ident, expr).map(([p, e]) => `${p} = ${e}`)) })).s, { minLength: 1, maxLength: 5 }).map((ss) => `${PRELUDE}${ss.join('\n')}`) },
   { weight: 1, arbitrary: fc.string({ maxLength: 60 }) },
   { weight: 1, arbitrary: fc.array(fc.constantFrom('.', 'a', '=', '(', ')', '{', '}', '[', ']', '"', "'", '!', '|', ',', ':', '1', '1.5', ' ', '\n', '#', 'if', 'else', 'r', 's', 't', '%', '?', '->', 'upcase', 'abort'), { maxLength: 30 }).map((xs) => xs.join('')) },
 );
@@ -137,13 +165,11 @@ describe('remap fuzzing', () => {
     const samples = ['"x"', '"1,2"', '1', '-5', '2.5', 'true', 'null', '[1, "a"]', '{"a": 1}', "t'2021-01-01T00:00:00Z'", "r'a'", '.missing', '.s', '.o'];
     const event: Value = { s: 'a=1 b=2', o: { k: [1, 2] } };
     fc.assert(
-      fc.property(fc.constantFrom(...functions), fc.array(fc.constantFrom(...samples), { maxLength: 4 }), (f, args) => {
-        const closure = f.closure ? ` -> |${f.closure.arity >= 2 ? 'k, v' : 'v'}| { v }` : '';
-        const source = `${f.name}!(${args.join(', ')})${closure}`;
+      fc.property(fc.constantFrom(...functions).chain((f) => callOf(f, fc.constantFrom(...samples))), (source) => {
         const failure = check(source, structuredClone(event));
         if (failure !== undefined) throw new Error(`${failure}\n--- program ---\n${source}`);
       }),
-      { numRuns: 2000, seed: 7 },
+      { numRuns: 2000, seed: Number(process.env.REMAP_FUZZ_SEED ?? 7) },
     );
   });
 
