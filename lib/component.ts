@@ -66,6 +66,11 @@ export interface SourceDef<S extends GenericSchema = GenericSchema> extends Base
   outputs?(config: InferOutput<S>): OutputDecl[];
   /** Whether this source can wait for delivery (end-to-end acknowledgements). */
   readonly acknowledges?: boolean;
+  /**
+   * Completes by itself once `shutdown$` fires, after taking in what its peers already sent
+   * (bounded by its own timeout); other sources are cut off at once.
+   */
+  readonly drainsOnShutdown?: boolean;
   /** Emits batches (default output) or routed batches (named outputs); unsubscribe = stop. */
   build(config: InferOutput<S>, ctx: SourceContext): Observable<EventBatch | RoutedBatch>;
 }

@@ -5,10 +5,17 @@
  */
 import { createReadStream, readFileSync } from 'node:fs';
 import { createInterface } from 'node:readline';
-import { type Value, Float, Timestamp, isObject } from '../lib/value.js';
+import { type Value, Float, Timestamp, cloneValue, isObject } from '../lib/value.js';
 import { CompileError, compile, formatDiagnostics } from './index.js';
 import { VrlRegex } from './regex.js';
+import { kindOfValue } from './kind.js';
+import { functionListText } from './reference.js';
 import { encodeJson, parseJsonText } from './stdlib/util.js';
+
+/** The `weir vrl --functions` text: each built-in function's signature and description. */
+export function listFunctions(): string {
+  return functionListText();
+}
 
 /** Options of `weir vrl` (program text or file, NDJSON input file, zone). */
 export interface VrlCommandOptions {
@@ -16,6 +23,8 @@ export interface VrlCommandOptions {
   readonly programFile?: string;
   readonly input?: string;
   readonly timezone?: string;
+  /** Print the built-in functions instead of running a program. */
+  readonly functions?: boolean;
 }
 
 /** Streams of `weir vrl`; a TTY stdin without --input means one run on `{}`. */
@@ -43,8 +52,51 @@ function normalize(v: Value): Value {
   return v;
 }
 
+/**
+ * The interactive mode: each line is a program run against one event that persists across lines
+ * (`.` starts as `{}`); a failed run leaves the event as it was. `exit` or end of input quits.
+ */
+async function repl(io: VrlCommandIo, timezone: string | undefined): Promise<number> {
+  const output = io.stdout as NodeJS.WritableStream & { isTTY?: boolean };
+  const rl = createInterface({ input: io.stdin, output: io.stdout, terminal: output.isTTY === true, prompt: '$ ' });
+  let target: Value = {};
+  let meta: Value = {};
+  io.stdout.write('remap REPL: each line runs against the event `.` (starts as {}); `exit` or Ctrl-D quits.\n');
+  rl.prompt();
+  for await (const line of rl) {
+    const text = line.trim();
+    if (text === 'exit' || text === 'quit') break;
+    if (text !== '') {
+      try {
+        // the checker knows the event as it is now, as the type state carries over between lines
+        const program = compile(text, { unusedCheck: false, targetKind: kindOfValue(target), ...(timezone !== undefined ? { timezone } : {}) });
+        const before = { target: cloneValue(target), meta: cloneValue(meta) };
+        const r = program.run(target, meta);
+        if (r.ok) {
+          target = r.target;
+          meta = r.meta;
+          io.stdout.write(toOutput(r.value) + '\n');
+        } else {
+          ({ target, meta } = before);
+          io.stdout.write(`${r.aborted ? 'aborted' : 'error'}: ${r.error}\n`);
+        }
+      } catch (e) {
+        if (!(e instanceof CompileError)) throw e;
+        io.stdout.write(e.message + '\n');
+      }
+    }
+    rl.prompt();
+  }
+  rl.close();
+  return 0;
+}
+
 /** Runs the command; resolves to the process exit code (0 ok, 1 bad input, 2 compile error). */
 export async function runVrlCommand(opts: VrlCommandOptions, io: VrlCommandIo): Promise<number> {
+  if (opts.functions) {
+    io.stdout.write(listFunctions());
+    return 0;
+  }
   let source: string;
   if (opts.program !== undefined) source = opts.program;
   else if (opts.programFile !== undefined) {
@@ -54,6 +106,8 @@ export async function runVrlCommand(opts: VrlCommandOptions, io: VrlCommandIo): 
       io.stderr.write(`error: cannot read program file ${opts.programFile}: ${(e as Error).message}\n`);
       return 2;
     }
+  } else if (opts.input === undefined && (io.stdin as { isTTY?: boolean }).isTTY) {
+    return repl(io, opts.timezone);
   } else {
     io.stderr.write('error: a program is required (a program argument or --program-file)\n');
     return 2;

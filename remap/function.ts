@@ -14,6 +14,8 @@ export interface Param {
   readonly required?: boolean;
   /** The argument must be a path query (`del(.a)`, `exists(.a)`); the call receives a {@link QueryRef}. */
   readonly query?: boolean;
+  /** Value used when the argument is omitted, as remap source text (function reference only). */
+  readonly default?: string;
 }
 
 /** What the compiler knows about one argument. */
@@ -92,6 +94,8 @@ export interface FnDef {
   readonly noEval?: boolean;
   /** Purity: false for now(), uuid_v4() & co (never folded). */
   readonly impure?: boolean;
+  /** Programs showing the function, with their results, for the function reference. */
+  readonly examples?: readonly { readonly source: string; readonly result: string }[];
 }
 
 /** Helper so stdlib files stay terse. */

@@ -39,6 +39,8 @@ export type RunResult =
   | { readonly ok: true; readonly value: Value; readonly target: Value; readonly meta: Value }
   | { readonly ok: false; readonly aborted: boolean; readonly error: string; readonly target: Value; readonly meta: Value };
 
+const NO_VARS: Value[] = [];
+
 /** A compiled program; immutable and reusable across events. */
 export class Program {
   constructor(
@@ -59,7 +61,8 @@ export class Program {
 
   /** Runs on an event (mutated in place when it is an object) and its metadata. */
   run(target: Value, meta: Value = {}): RunResult {
-    const vars = new Array<Value>(this.slots).fill(null);
+    // a program without variables shares one empty slot array: no allocation per event for it
+    const vars = this.slots === 0 ? NO_VARS : new Array<Value>(this.slots).fill(null);
     const ctx = new Ctx(target, meta, vars, this.tz, this.log);
     try {
       const value = this.exec(ctx);

@@ -120,10 +120,11 @@ export async function main(argv: string[]): Promise<number> {
     .option('-p, --program <file>', 'read the program from a file')
     .option('-i, --input <file>', 'newline-delimited JSON events (default: standard input)')
     .option('--timezone <tz>', 'time zone for timestamps without one (IANA name or "local")')
-    .action(async (text: string | undefined, flags: { program?: string; input?: string; timezone?: string }) => {
+    .option('--functions', 'list the built-in functions and exit')
+    .action(async (text: string | undefined, flags: { program?: string; input?: string; timezone?: string; functions?: boolean }) => {
       const { runVrlCommand } = await import('../../remap/cli.js');
       code = await runVrlCommand(
-        { program: text, programFile: flags.program, input: flags.input, timezone: flags.timezone },
+        { program: text, programFile: flags.program, input: flags.input, timezone: flags.timezone, functions: flags.functions },
         { stdin: process.stdin, stdout: process.stdout, stderr: process.stderr },
       );
     });

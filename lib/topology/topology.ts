@@ -197,7 +197,9 @@ export class Topology {
       if (n.kind === 'source') {
         n.stop$.next();
         n.stop$.complete();
-        waits.push(n.done);
+        // a removed source's output goes away: let it drain into it first; a changed source
+        // keeps its outputs, so its old connections may finish while the new one listens
+        if (removed.includes(id)) waits.push(n.done);
       }
     }
     await Promise.all(waits);
@@ -312,10 +314,8 @@ export class Topology {
       resolve();
     };
     try {
-      n.sub = def
-        .build(n.cfg.options, ctx)
-        .pipe(takeUntil(n.stop$))
-        .subscribe({
+      const built = def.build(n.cfg.options, ctx);
+      n.sub = (def.drainsOnShutdown ? built : built.pipe(takeUntil(n.stop$))).subscribe({
           next: (item) => {
             const events = Array.isArray(item) ? item : item.events;
             const bytes = batchSize(events);

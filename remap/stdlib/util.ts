@@ -53,6 +53,55 @@ class JsonError extends Error {}
 
 /** Parses JSON into values: `1` an integer, `1.0`/`1e3` floats; errors worded as serde_json's. */
 export function parseJsonText(text: string, maxDepth = 128): Value {
+  // native JSON.parse when its numbers map back unambiguously: no integral float literal (`1.0`,
+  // `1e3`) anywhere in the text; otherwise, and for errors, the exact parser below decides
+  if (!AMBIGUOUS_NUMBER.test(text)) {
+    let native: unknown;
+    try {
+      native = JSON.parse(text);
+    } catch {
+      return parseJsonExact(text, maxDepth);
+    }
+    const v = fromNative(native, 0, maxDepth);
+    if (v !== undefined) return v;
+  }
+  return parseJsonExact(text, maxDepth);
+}
+
+const AMBIGUOUS_NUMBER = /\d[eE]|\.0+(?![0-9])|__proto__/;
+
+/** Native parse result to a value (non-integers become Float); undefined when the exact parser must decide. */
+function fromNative(v: unknown, depth: number, maxDepth: number): Value | undefined {
+  if (typeof v === 'number') {
+    if (Number.isInteger(v)) return Number.isSafeInteger(v) ? v : undefined;
+    return new Float(v);
+  }
+  if (v === null || typeof v !== 'object') return v as Value;
+  if (depth >= maxDepth) return undefined;
+  if (Array.isArray(v)) {
+    for (let i = 0; i < v.length; i++) {
+      const x = v[i] as unknown;
+      if (x !== null && (typeof x === 'object' || typeof x === 'number')) {
+        const c = fromNative(x, depth + 1, maxDepth);
+        if (c === undefined) return undefined;
+        v[i] = c;
+      }
+    }
+    return v as Value[];
+  }
+  const o = v as { [k: string]: unknown };
+  for (const k in o) {
+    const x = o[k];
+    if (x !== null && (typeof x === 'object' || typeof x === 'number')) {
+      const c = fromNative(x, depth + 1, maxDepth);
+      if (c === undefined) return undefined;
+      o[k] = c;
+    }
+  }
+  return o as ObjectValue;
+}
+
+function parseJsonExact(text: string, maxDepth: number): Value {
   let i = 0;
   const s = text;
   const pos = (at: number): string => {

@@ -3,20 +3,23 @@
  * waits for "go" on stdin, and prints one JSON result line once `lines` events were handled.
  * Cases: baseline (bare Node: read socket, split lines, one object per line), blackhole, file,
  * http-baseline (bare Node: lines -> {message, timestamp} -> NDJSON POSTs of 1,000, 4 in flight)
- * and http (weir's http sink, ndjson) against the same minimal consumer in another process.
+ * and http (weir's http sink, ndjson) against the same minimal consumer in another process;
+ * disk is blackhole behind a disk buffer (max_size 1 GiB) and also reports the store's bytes per
+ * event: encoded (buffer_received_event_bytes_total), on disk at its peak and after the run.
  */
 import { connect, createServer } from 'node:net';
 import { Agent, request } from 'node:http';
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { createInterface } from 'node:readline';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { configFromObject } from '../../lib/config/load.js';
 import { catalog } from '../../connectors/index.js';
 import { Topology } from '../../lib/topology/topology.js';
 import { LogRoot } from '../../lib/log.js';
+import { diskBufferPath } from '../../lib/buffer/index.js';
 
 const [kind = 'baseline', linesArg = '0'] = process.argv.slice(2);
 const lines = Number(linesArg);
@@ -56,6 +59,24 @@ async function freePort(): Promise<number> {
   const port = (s.address() as { port: number }).port;
   await new Promise((r) => s.close(r));
   return port;
+}
+
+/** Bytes of the files under `dir` (0 when it does not exist yet). */
+function dirBytes(dir: string): number {
+  let n = 0;
+  try {
+    for (const f of readdirSync(dir, { recursive: true, withFileTypes: true })) {
+      if (!f.isFile()) continue;
+      try {
+        n += statSync(join(f.parentPath ?? f.path, f.name)).size;
+      } catch {
+        // removed by a compaction meanwhile
+      }
+    }
+  } catch {
+    return 0;
+  }
+  return n;
 }
 
 /** Calls `onLine` for each complete line of a text stream's chunks; keeps the partial tail. */
@@ -174,18 +195,32 @@ if (kind === 'http-baseline') {
       ? { type: 'file', inputs: ['in'], path: join(dir, 'out.log'), encoding: { codec: 'text' } }
       : kind === 'http'
         ? { type: 'http', inputs: ['in'], uri: `http://127.0.0.1:${await startConsumer()}/`, encoding: { codec: 'ndjson' }, batch: { max_events: 1000 }, request: { concurrency: 4 }, healthcheck: { enabled: false } }
-        : { type: 'blackhole', inputs: ['in'], print_interval_secs: 0 };
+        : kind === 'disk'
+          ? { type: 'blackhole', inputs: ['in'], print_interval_secs: 0, buffer: { type: 'disk', max_size: 1024 ** 3 } }
+          : { type: 'blackhole', inputs: ['in'], print_interval_secs: 0 };
   const config = configFromObject({ data_dir: dir, sources: { in: { type: 'socket', mode: 'tcp', address: `127.0.0.1:${port}` } }, sinks: { out: sink } }, catalog);
   const topo = new Topology({ log: new LogRoot('warn') });
   await topo.start(config);
   await listening(port);
   process.stdout.write(`READY ${port}\n`);
   await go;
+  const store = diskBufferPath(dir, 2, 'out');
+  let peakDisk = 0;
+  const sampler = kind === 'disk' ? setInterval(() => (peakDisk = Math.max(peakDisk, dirBytes(store))), 100) : undefined;
   const timer = setInterval(() => {
     if (topo.registry.sum('component_sent_events_total', { component_id: 'out' }) >= lines) {
       clearInterval(timer);
+      clearInterval(sampler);
+      const extra =
+        kind === 'disk'
+          ? {
+              encodedPerEvent: topo.registry.sum('buffer_received_event_bytes_total', { component_id: 'out' }) / lines,
+              peakDiskPerEvent: Math.max(peakDisk, dirBytes(store)) / lines,
+              diskAfterPerEvent: dirBytes(store) / lines,
+            }
+          : {};
       rmSync(dir, { recursive: true, force: true });
-      report();
+      report(extra);
     }
   }, 2);
 }

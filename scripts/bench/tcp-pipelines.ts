@@ -2,6 +2,7 @@
  * socket(tcp) pipelines against a bare-Node baseline on the same corpus of 200-byte lines:
  * events/s, MiB/s and peak RSS per case, and each case's share of the baseline's MiB/s.
  * Usage: node dist/scripts/bench/tcp-pipelines.js [MiB=512] [cases=baseline,blackhole,file,http-baseline,http]
+ * (also `disk`: blackhole behind a disk buffer, compared with `blackhole`, with the store's bytes per event)
  */
 import { spawn } from 'node:child_process';
 import { createInterface } from 'node:readline';
@@ -33,6 +34,10 @@ interface Result {
   seconds: number;
   events: number;
   rssMiB: number;
+  /** disk: bytes per event encoded, on disk at the peak, on disk after the run. */
+  encodedPerEvent?: number;
+  peakDiskPerEvent?: number;
+  diskAfterPerEvent?: number;
 }
 
 async function runCase(kind: string): Promise<Result> {
@@ -60,7 +65,10 @@ console.log('| case | events/s | MiB/s | peak RSS MiB | share of baseline |');
 console.log('|---|---:|---:|---:|---:|');
 for (const r of results) {
   const mibs = bytes(r) / 1048576 / r.seconds;
-  const ref = r.case.startsWith('http') ? results.find((x) => x.case === 'http-baseline') : base;
+  const ref = r.case.startsWith('http') ? results.find((x) => x.case === 'http-baseline') : r.case === 'disk' ? (results.find((x) => x.case === 'blackhole') ?? base) : base;
   const share = ref ? `${((mibs / (bytes(ref) / 1048576 / ref.seconds)) * 100).toFixed(0)}% of ${ref.case}` : '-';
   console.log(`| ${r.case} | ${Math.round(r.events / r.seconds).toLocaleString('en-US')} | ${mibs.toFixed(1)} | ${r.rssMiB.toFixed(0)} | ${share} |`);
 }
+for (const r of results)
+  if (r.encodedPerEvent !== undefined)
+    console.log(`${r.case}: store bytes per event: ${r.encodedPerEvent.toFixed(1)} encoded, ${r.peakDiskPerEvent!.toFixed(1)} on disk at the peak, ${r.diskAfterPerEvent!.toFixed(1)} on disk after the run`);

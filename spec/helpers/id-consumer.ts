@@ -17,6 +17,8 @@ export interface IdConsumer {
   unknown: number;
   /** Events received in total (duplicates included). */
   received: number;
+  /** Answers this long after a request arrived (a slow destination); 0 by default. */
+  delayMs: number;
   readonly isUp: boolean;
   /** Starts listening (connections were refused until now). */
   up(): Promise<void>;
@@ -29,12 +31,28 @@ export function idConsumer(port: number, capacity: number): IdConsumer {
   const counts = new Uint32Array(capacity);
   let server: Server | undefined;
   const sockets = new Set<Socket>();
+  const record = (text: string) => {
+    let start = 0;
+    while (start < text.length) {
+      let nl = text.indexOf('\n', start);
+      if (nl < 0) nl = text.length;
+      if (nl > start) {
+        const sp = text.indexOf(' ', start);
+        const id = Number(text.slice(start, sp < 0 || sp > nl ? nl : sp));
+        if (Number.isInteger(id) && id >= 0 && id < capacity) counts[id]!++;
+        else c.unknown++;
+        c.received++;
+      }
+      start = nl + 1;
+    }
+  };
   const c: IdConsumer = {
     port,
     url: `http://127.0.0.1:${port}/`,
     counts,
     unknown: 0,
     received: 0,
+    delayMs: 0,
     get isUp() {
       return server !== undefined;
     },
@@ -44,25 +62,17 @@ export function idConsumer(port: number, capacity: number): IdConsumer {
         const chunks: Buffer[] = [];
         req.on('data', (d: Buffer) => chunks.push(d));
         req.on('end', () => {
-          let body = Buffer.concat(chunks);
-          if (req.headers['content-encoding'] === 'gzip') body = gunzipSync(body);
-          // record only what a 200 answers: a request cut off before its end is not delivered
-          const text = body.toString('utf8');
-          let start = 0;
-          while (start < text.length) {
-            let nl = text.indexOf('\n', start);
-            if (nl < 0) nl = text.length;
-            if (nl > start) {
-              const sp = text.indexOf(' ', start);
-              const id = Number(text.slice(start, sp < 0 || sp > nl ? nl : sp));
-              if (Number.isInteger(id) && id >= 0 && id < capacity) counts[id]!++;
-              else c.unknown++;
-              c.received++;
-            }
-            start = nl + 1;
-          }
-          res.writeHead(200);
-          res.end();
+          const answer = () => {
+            // a request whose connection is gone was not delivered: the sender sends it again
+            if (res.destroyed || req.socket.destroyed) return;
+            let body = Buffer.concat(chunks);
+            if (req.headers['content-encoding'] === 'gzip') body = gunzipSync(body);
+            record(body.toString('utf8'));
+            res.writeHead(200);
+            res.end();
+          };
+          if (c.delayMs > 0) setTimeout(answer, c.delayMs);
+          else answer();
         });
       });
       s.on('connection', (sock: Socket) => {
@@ -98,7 +108,7 @@ export interface MetricsCollector {
 
 /** Accepts the `json` encoding of metric events (a JSON array per request) on port 0. */
 export async function metricsCollector(): Promise<MetricsCollector> {
-  const latest = new Map<string, number>();
+  const latest = new Map<string, { at: number; value: number }>();
   const server = createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (d: Buffer) => chunks.push(d));
@@ -106,10 +116,14 @@ export async function metricsCollector(): Promise<MetricsCollector> {
       try {
         const items = JSON.parse(Buffer.concat(chunks).toString('utf8')) as unknown[];
         for (const raw of items) {
-          const m = raw as { name?: string; tags?: Record<string, string>; gauge?: { value: number }; counter?: { value: number } };
+          const m = raw as { name?: string; tags?: Record<string, string>; timestamp?: string; gauge?: { value: number }; counter?: { value: number } };
           const v = m.gauge?.value ?? m.counter?.value;
           const id = m.tags?.component_id;
-          if (m.name && id !== undefined && typeof v === 'number') latest.set(`${m.name}\n${id}`, v);
+          if (!m.name || id === undefined || typeof v !== 'number') continue;
+          const key = `${m.name}\n${id}`;
+          const at = m.timestamp ? Date.parse(m.timestamp) : 0;
+          // requests in flight together may land out of order: keep the newest scrape
+          if (at >= (latest.get(key)?.at ?? -Infinity)) latest.set(key, { at, value: v });
         }
       } catch {
         // not metrics: ignored
@@ -123,7 +137,7 @@ export async function metricsCollector(): Promise<MetricsCollector> {
   const port = (server.address() as { port: number }).port;
   return {
     url: `http://127.0.0.1:${port}/metrics`,
-    value: (name, id) => latest.get(`${name}\n${id}`),
+    value: (name, id) => latest.get(`${name}\n${id}`)?.value,
     reset: () => latest.clear(),
     close: () => {
       server.closeAllConnections();

@@ -25,6 +25,7 @@ const SYNC_MS = 500;
 const SYNC_MARGIN_MS = 400;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
+/** Bytes of the files under `dir`: the store's size on disk. */
 function dirBytes(dir: string): number {
   let n = 0;
   for (const f of readdirSync(dir, { recursive: true, withFileTypes: true })) {
@@ -96,11 +97,6 @@ class Sender {
   }
 }
 
-interface Daemon {
-  readonly p: WeirProcess;
-  readonly dataDir: string;
-}
-
 interface Setup {
   readonly dir: string;
   readonly port: number;
@@ -109,6 +105,10 @@ interface Setup {
   readonly cfg: string;
 }
 
+/**
+ * A data_dir, a consumer (down) for ids below `capacity`, a metrics collector and the config:
+ * retries every second at most, so a destination that comes back is used within a second.
+ */
 async function setup(name: string, capacity: number, extraSource = ''): Promise<Setup> {
   const dir = mkdtempSync(join(tmpdir(), `weir-disk-${name}-`));
   const port = await freePort();
@@ -155,7 +155,12 @@ batch.timeout_secs = 0.05
 async function start(s: Setup, args: string[] = []): Promise<WeirProcess> {
   s.metrics.reset();
   const p = startWeir(['--config', s.cfg, ...args]);
-  await until(() => p.child.exitCode !== null || s.metrics.value('buffer_events', 'out') !== undefined, 30_000, `weir to start\n${p.stderr()}`);
+  try {
+    await until(() => p.child.exitCode !== null || s.metrics.value('buffer_events', 'out') !== undefined, 30_000, 'weir to start');
+  } catch (err) {
+    p.child.kill('SIGKILL');
+    throw new Error(`${(err as Error).message}\n${p.stderr()}`);
+  }
   if (p.child.exitCode !== null) throw new Error(`weir exited: ${p.stderr()}`);
   return p;
 }
@@ -291,7 +296,7 @@ describe('disk buffer through the daemon', function () {
     expect(s.consumer.received).to.equal(N - windowLost);
   });
 
-  it('SIGTERM with the destination down and again with it up: nothing lost, nothing twice', async () => {
+  it('SIGTERM with the destination down, then in mid-delivery: nothing lost, nothing twice', async () => {
     const A = 20_000;
     const B = 20_000;
     const s = await setup('graceful', A + B);
@@ -311,16 +316,24 @@ describe('disk buffer through the daemon', function () {
     expect(p.stderr()).to.include('Shutting down (SIGTERM)');
     expect(s.consumer.received, 'nothing can have been delivered yet').to.equal(0);
 
-    // 2: destination up; the restart replays the first part, a second part follows; then SIGTERM
+    // 2: a slow destination up; the restart replays the first part, a second part follows, and
+    // SIGTERM comes while deliveries are still in flight: the drain finishes them and the
+    // store records their deletion before the process exits
+    s.consumer.delayMs = 50;
     await s.consumer.up();
-    p = track(await start(s, args));
+    p = track(await start(s, ['--graceful-shutdown-limit-secs', '60']));
     sock = await connectRetry(s.port);
+    before = received(s);
     await new Sender(sock, A, pad).send(A, A + B);
-    sock.end();
-    await until(() => tally(s.consumer.counts, 0, A + B).missing === 0 && buffered(s) === 0, 60_000, 'everything to be delivered');
+    await until(() => received(s) - before >= B, 30_000, 'the daemon to buffer the second part');
+    const deliveredAtStop = s.consumer.received;
     p.child.kill('SIGTERM');
     const second = await p.exited;
+    sock.destroy();
     expect(second.code, p.stderr()).to.equal(0);
+    expect(deliveredAtStop, 'SIGTERM came after the drain had finished').to.be.below(A + B);
+    expect(tally(s.consumer.counts, 0, A + B).missing, 'events left undelivered by the drain').to.equal(0);
+    s.consumer.delayMs = 0;
 
     // 3: one more start: the store must be empty (deletes were made durable before exit)
     p = track(await start(s, args));
@@ -338,7 +351,9 @@ describe('disk buffer through the daemon', function () {
 
   it('when_full = block with the destination down: the store stops at max_size and the source pauses', async () => {
     const LINE = 10_000;
-    const s = await setup('bounded', 1_000_000, 'max_length = 20000');
+    // about 1.5 times max_size in all: a store that never fills fails here instead of filling the disk
+    const TOTAL = Math.ceil((MIN_MAX_SIZE * 1.5) / LINE);
+    const s = await setup('bounded', TOTAL, 'max_length = 20000');
     setups.push(s);
     const store = diskBufferPath(s.dir, 2, 'out');
     const p = track(await start(s));
@@ -347,7 +362,8 @@ describe('disk buffer through the daemon', function () {
     const sender = new Sender(sock, 0, () => randomBytes((LINE * 3) / 4).toString('base64'));
     // writes until TCP stops taking more (the promise never resolves while the source is paused)
     const t0 = Date.now();
-    void sender.send(0, 1_000_000, 20);
+    let finished = false;
+    void sender.send(0, TOTAL, 20).then(() => (finished = true));
     let last = -1;
     let lastChange = Date.now();
     await until(
@@ -356,7 +372,7 @@ describe('disk buffer through the daemon', function () {
           last = sender.completed;
           lastChange = Date.now();
         }
-        return Date.now() - lastChange > 2_000 && sender.completed * LINE > MIN_MAX_SIZE;
+        return finished || (Date.now() - lastChange > 2_000 && sender.completed * LINE > MIN_MAX_SIZE);
       },
       120_000,
       'the sender to stall',
@@ -365,6 +381,7 @@ describe('disk buffer through the daemon', function () {
     const syncWorth = Math.max(4 * 1024 * 1024, ((sender.completed * LINE) / Math.max(1, lastChange - t0)) * SYNC_MS);
     await sleep(SYNC_MS + SYNC_MARGIN_MS);
     const stalledAt = sender.completed;
+    expect(stalledAt, 'every socket write completed: the source never paused').to.be.below(TOTAL);
     const events1 = buffered(s)!;
     const bytes1 = s.metrics.value('buffer_byte_size', 'out')!;
     const disk1 = dirBytes(store);

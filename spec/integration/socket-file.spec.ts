@@ -65,6 +65,26 @@ describe('socket(tcp) -> file through the daemon', function () {
     expect(p.stderr()).to.include('0 events lost');
   });
 
+  it('SIGTERM drains what a connected peer already sent before exiting', async () => {
+    const port = await freePort();
+    const out = join(tmp, 'drain.log');
+    const cfg = join(tmp, 'drain.toml');
+    writeFileSync(cfg, `data_dir = "${tmp}"\n[sources.in]\ntype = "socket"\nmode = "tcp"\naddress = "127.0.0.1:${port}"\nshutdown_timeout_secs = 10\n[sinks.file]\ntype = "file"\ninputs = ["in"]\npath = "${out}"\nencoding.codec = "text"\n`);
+    const p = startWeir(['--config', cfg]);
+    const sock = await connectRetry(port);
+    let text = '';
+    for (let i = 0; i < 50_000; i++) text += `drain ${i}\n`;
+    await write(sock, text);
+    // the daemon half-closes the connection on SIGTERM; the peer then finishes and closes
+    sock.on('end', () => sock.end());
+    p.child.kill('SIGTERM');
+    const { code } = await p.exited;
+    expect(code, p.stderr()).to.equal(0);
+    const lines = readFileSync(out, 'utf8').split('\n').filter(Boolean);
+    expect(lines).to.have.length(50_000);
+    expect(p.stderr()).to.include('0 events lost');
+  });
+
   it('reload under --watch-config: changing a sink option keeps the TCP listener accepting and loses no event', async () => {
     const port = await freePort();
     const out = join(tmp, 'reload.log');

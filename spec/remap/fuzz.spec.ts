@@ -154,7 +154,7 @@ describe('remap fuzzing', () => {
         const failure = check(source, event);
         if (failure !== undefined) throw new Error(`${failure}\n--- program ---\n${source}`);
       }),
-      { numRuns: 3000, seed: Number(process.env.REMAP_FUZZ_SEED ?? 20261122) },
+      { numRuns: Number(process.env.REMAP_FUZZ_RUNS ?? 5000), seed: Number(process.env.REMAP_FUZZ_SEED ?? 20261122) },
     );
   });
 

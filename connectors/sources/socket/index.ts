@@ -8,6 +8,7 @@ export { buildSocketSource } from './source.js';
 
 /** The `socket` source definition. */
 export const socketSource = defineSource({
+  drainsOnShutdown: true,
   type: 'socket',
   summary: 'Receive events over TCP, UDP or a unix socket, framed and decoded.',
   schema: SocketSourceConfig,

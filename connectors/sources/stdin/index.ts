@@ -8,6 +8,7 @@ export { buildStdinSource } from './source.js';
 
 /** The `stdin` source definition. */
 export const stdinSource = defineSource({
+  drainsOnShutdown: true,
   type: 'stdin',
   summary: 'Read events from standard input, framed and decoded; completes at end of input.',
   schema: StdinSourceConfig,

@@ -1,0 +1,60 @@
+import { expect } from 'chai';
+import { PassThrough, Readable } from 'node:stream';
+import { listFunctions, runVrlCommand } from '../../remap/cli.js';
+
+/** Runs `weir vrl` on a fake terminal: stdin reports isTTY and yields the typed lines. */
+async function onTerminal(opts: Parameters<typeof runVrlCommand>[0], lines: string[]) {
+  let out = '';
+  const stdout = new PassThrough();
+  const stderr = new PassThrough();
+  stdout.on('data', (c) => (out += String(c)));
+  let err = '';
+  stderr.on('data', (c) => (err += String(c)));
+  const stdin = Object.assign(Readable.from(lines.map((l) => l + '\n')), { isTTY: true });
+  const code = await runVrlCommand(opts, { stdin, stdout, stderr });
+  return { code, out, err };
+}
+
+/** Output lines without the banner and prompts. */
+const answers = (out: string): string[] =>
+  out
+    .split('\n')
+    .slice(1)
+    .map((l) => l.replace(/^(\$ )+/, ''))
+    .filter((l) => l !== '');
+
+describe('weir vrl REPL', () => {
+  it('runs each line against an event that persists across lines', async () => {
+    const { code, out } = await onTerminal({}, ['.a = 1', '.b = .a + 1', '.', 'exit', '.c = 3']);
+    expect(code).to.equal(0);
+    expect(answers(out)).to.deep.equal(['1', '2', '{"a":1,"b":2}']);
+  });
+
+  it('prints diagnostics and runtime errors, and rolls the event back after a failed run', async () => {
+    const { out } = await onTerminal({}, ['.a = 1', 'upcase(', '.a = 2; abort "stop"', '.a']);
+    expect(out).to.include('error[E203]');
+    expect(out).to.include('aborted: stop');
+    expect(answers(out).at(-1)).to.equal('1');
+  });
+
+  it('quits at end of input (Ctrl-D) with code 0', async () => {
+    const { code, out } = await onTerminal({}, ['.x = "y"']);
+    expect(code).to.equal(0);
+    expect(answers(out)).to.deep.equal(['"y"']);
+  });
+
+  it('runs a given program once on {} instead of opening the REPL', async () => {
+    const { out } = await onTerminal({ program: '.a = 5; .' }, ['.b = 1']);
+    expect(out).to.equal('{"result":{"a":5},"object":{"a":5}}\n');
+  });
+});
+
+describe('weir vrl --functions', () => {
+  it('lists every function with its signature and fallibility', async () => {
+    const { code, out } = await onTerminal({ functions: true }, []);
+    expect(code).to.equal(0);
+    expect(out).to.equal(listFunctions());
+    expect(out).to.match(/^parse_json\(value: string, max_depth\?: integer, lossy\?: boolean\) :: .* \(fallible\)$/m);
+    expect(out).to.match(/^upcase\(value: string\) :: string$/m);
+  });
+});
