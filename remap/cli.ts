@@ -70,7 +70,7 @@ async function repl(io: VrlCommandIo, timezone: string | undefined): Promise<num
       try {
         // the checker knows the event as it is now, as the type state carries over between lines
         const program = compile(text, { unusedCheck: false, targetKind: kindOfValue(target), ...(timezone !== undefined ? { timezone } : {}) });
-        const before = { target: cloneValue(target), meta: cloneValue(meta) };
+        const before: { target: Value; meta: Value } = { target: cloneValue(target), meta: cloneValue(meta) };
         const r = program.run(target, meta);
         if (r.ok) {
           target = r.target;

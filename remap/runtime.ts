@@ -71,11 +71,20 @@ export function opSub(a: Value, b: Value): Value {
   throw new VrlError(`can't subtract type ${valueKindName(b)} from ${valueKindName(a)}`);
 }
 
+/** Longest string the engine can hold (V8: 2^29 - 24 UTF-16 units). */
+const MAX_STRING = 0x1fffffe8;
+
+function repeat(s: string, n: number): string {
+  if (n <= 0 || s.length === 0) return '';
+  if (s.length * n > MAX_STRING) throw new VrlError(`can't repeat a string of length ${s.length} ${n} times: the result is too large`);
+  return s.repeat(n);
+}
+
 /** `*` on numbers, or string times integer (repetition). */
 export function opMul(a: Value, b: Value): Value {
   if (typeof a === 'number' && typeof b === 'number') return wrapInt(a * b, a, b, (x, y) => x * y);
-  if (typeof a === 'string' && typeof b === 'number') return a.repeat(Math.max(0, b));
-  if (typeof a === 'number' && typeof b === 'string') return b.repeat(Math.max(0, a));
+  if (typeof a === 'string' && typeof b === 'number') return repeat(a, b);
+  if (typeof a === 'number' && typeof b === 'string') return repeat(b, a);
   const x = num(a);
   const y = num(b);
   if (x !== undefined && y !== undefined) return floatResult(x * y);

@@ -68,7 +68,9 @@ export function parseJsonText(text: string, maxDepth = 128): Value {
   return parseJsonExact(text, maxDepth);
 }
 
-const AMBIGUOUS_NUMBER = /\d[eE]|\.0+(?![0-9])|__proto__/;
+// a number token (after `:`, `,`, `[` or at the start) with an exponent or an all-zero fraction;
+// the same text inside a string only costs the slower path
+const AMBIGUOUS_NUMBER = /(?:^|[:,[])\s*-?\d+(?:\.\d+)?[eE]|(?:^|[:,[])\s*-?\d+\.0+(?![0-9])|__proto__/;
 
 /** Native parse result to a value (non-integers become Float); undefined when the exact parser must decide. */
 function fromNative(v: unknown, depth: number, maxDepth: number): Value | undefined {
@@ -101,7 +103,8 @@ function fromNative(v: unknown, depth: number, maxDepth: number): Value | undefi
   return o as ObjectValue;
 }
 
-function parseJsonExact(text: string, maxDepth: number): Value {
+/** The character-by-character JSON parser: exact numbers kinds, VRL's error messages. */
+export function parseJsonExact(text: string, maxDepth = 128): Value {
   let i = 0;
   const s = text;
   const pos = (at: number): string => {
@@ -147,7 +150,10 @@ function parseJsonExact(text: string, maxDepth: number): Value {
         if (i >= s.length) err('EOF while parsing an object', s.length);
         if (s[i] !== ':') err('expected `:`');
         i++;
-        o[k] = val(depth + 1);
+        const item = val(depth + 1);
+        // `__proto__` is an ordinary key in JSON: define it rather than set the prototype
+        if (k === '__proto__') Object.defineProperty(o, k, { value: item, enumerable: true, writable: true, configurable: true });
+        else o[k] = item;
         ws();
         if (i >= s.length) err('EOF while parsing an object', s.length);
         if (s[i] === ',') {

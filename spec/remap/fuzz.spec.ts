@@ -10,6 +10,8 @@ import { CompileError, compile } from '../../remap/index.js';
 import * as K from '../../remap/kind.js';
 import type { FnDef } from '../../remap/function.js';
 import { stdlib } from '../../remap/stdlib/index.js';
+import { parseJsonExact, parseJsonText } from '../../remap/stdlib/util.js';
+import { valueEquals } from '../../lib/value.js';
 
 const MAX_RUN_MS = 1000;
 
@@ -168,6 +170,39 @@ describe('remap fuzzing', () => {
       }),
       { numRuns: 2000, seed: Number(process.env.REMAP_FUZZ_SEED ?? 7) },
     );
+  });
+
+  it('parse_json: the native fast path agrees with the exact parser (kinds, depth, errors)', () => {
+    const numberText = fc.constantFrom('1.0', '-0.0', '1e3', '2.5E-3', '10', '-7', '0.25', '1.50', '12345678901234567890', '9007199254740993');
+    const jsonText = fc.oneof(
+      fc.tuple(fc.jsonValue({ maxDepth: 4 }), fc.constantFrom(0, 1)).map(([v, indent]) => JSON.stringify(v, null, indent)),
+      fc.tuple(fc.constantFrom('{"a":', '[', '{"x":"s:1.0","y":'), numberText, fc.constantFrom('}', ']', ',"__proto__":2}')).map(([a, n, b]) => a + n + b),
+      fc.string({ maxLength: 20 }),
+    );
+    const outcome = (f: () => Value): Value => {
+      try {
+        return { ok: f() };
+      } catch (e) {
+        return { err: (e as Error).message };
+      }
+    };
+    fc.assert(
+      fc.property(jsonText, fc.integer({ min: 1, max: 4 }), (text, depth) => {
+        const fast = outcome(() => parseJsonText(text, depth));
+        const exact = outcome(() => parseJsonExact(text, depth));
+        if (!valueEquals(fast, exact)) throw new Error(`differs for ${text}`);
+      }),
+      { numRuns: 1500, seed: 11 },
+    );
+  });
+
+  it('regressions found by fuzzing end in a result or a runtime error', () => {
+    expect(compile('format_number(0.5, 101)').run({})).to.deep.include({ ok: true, value: '0.5' + '0'.repeat(99) });
+    const r = compile('random_int!(-9223372036854775807, 9223372036854775807)').run({});
+    expect(r.ok && typeof r.value === 'number' && Number.isInteger(r.value)).to.equal(true);
+    const big = compile('"ab" * 9223372036854775807').run({});
+    expect(big).to.deep.include({ ok: false, aborted: false });
+    expect(big.ok ? '' : big.error).to.match(/too large/);
   });
 
   it('the harness flags a function defect and lets diagnostics and runtime errors through', () => {

@@ -1,4 +1,4 @@
-/** `remap` transform: modifies events with a remap (VRL) program (spec 02, appendix). */
+/** `remap` transform: modifies log and metric events with a remap (VRL) program (spec 02, appendix). */
 import { readFileSync } from 'node:fs';
 import * as v from 'valibot';
 import { type ComponentContext, defineTransform } from '../../../lib/component.js';
@@ -60,8 +60,8 @@ export const remapTransform = defineTransform({
   type: 'remap',
   summary: 'Modify events with a remap (VRL) program.',
   schema: RemapConfig,
-  input: 'log',
-  outputs: (c) => [{ type: 'log' as const }, ...(c.reroute_dropped ? [{ name: DROPPED_OUTPUT, type: 'log' as const }] : [])],
+  input: 'any',
+  outputs: (c) => [{ type: 'any' as const }, ...(c.reroute_dropped ? [{ name: DROPPED_OUTPUT, type: 'any' as const }] : [])],
   build: (config, ctx) => {
     const program = compileRemapProgram(config, ctx.globals.timezone, programLog(ctx));
     if (program.warnings.length > 0) ctx.log.warn(`remap program warnings:\n${formatDiagnostics(program.source, program.warnings)}`);

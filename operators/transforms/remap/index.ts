@@ -1,5 +1,6 @@
 /**
- * The remap transform's per-batch work: runs a compiled remap program on every log event.
+ * The remap transform's per-batch work: runs a compiled remap program on every event (metrics
+ * through the view of metric-target.ts).
  * An array result becomes one event per element, a non-object result the `message` field;
  * failed runs are dropped or forwarded unchanged (drop_on_error / drop_on_abort), optionally to
  * the `dropped` output with the reason in the event metadata (`%dropped`).
@@ -8,6 +9,7 @@ import { Observable, type OperatorFunction } from 'rxjs';
 import { type Event, type EventBatch, LogEvent, type RoutedBatch } from '../../../lib/event.js';
 import { type ObjectValue, type Value, cloneValue, isObject } from '../../../lib/value.js';
 import type { Program } from '../../../remap/index.js';
+import { applyMetricValue, metricToValue } from './metric-target.js';
 
 /** Name of the output that receives dropped events when reroute_dropped is on. */
 export const DROPPED_OUTPUT = 'dropped';
@@ -58,7 +60,10 @@ function eventsFrom(root: Value, meta: Value, template: LogEvent, out: Event[]):
 export function remap(opts: RemapOptions): OperatorFunction<EventBatch, EventBatch | RoutedBatch> {
   const { program, dropOnError, dropOnAbort, rerouteDropped, events } = opts;
   // keep a pristine copy only when a failed run forwards the original event
-  const keepOriginal = program.abortable && (!dropOnError || !dropOnAbort || rerouteDropped);
+  const forwardsFailed = !dropOnError || !dropOnAbort || rerouteDropped;
+  const keepOriginal = program.abortable && forwardsFailed;
+  // a metric's write-back can fail after any program that changed the metadata
+  const keepMetricMeta = (program.abortable || program.mutatesEvent) && forwardsFailed;
   return (source) =>
     new Observable<EventBatch | RoutedBatch>((subscriber) =>
       source.subscribe({
@@ -67,21 +72,35 @@ export function remap(opts: RemapOptions): OperatorFunction<EventBatch, EventBat
           let dropped: Event[] | undefined;
           for (let i = 0; i < batch.length; i++) {
             const e = batch[i]!;
-            if (e.type !== 'log') {
-              out.push(e);
-              continue;
+            const keep = e.type === 'metric' ? keepMetricMeta : keepOriginal;
+            const originalMeta = keep && e.meta.value ? (cloneValue(e.meta.value) as ObjectValue) : e.meta.value;
+            let error: string;
+            let aborted: boolean;
+            let original: ObjectValue | undefined;
+            if (e.type === 'metric') {
+              const r = program.run(metricToValue(e), e.meta.value ?? {});
+              const invalid = r.ok ? applyMetricValue(e, r.target) : r.error;
+              if (invalid === undefined) {
+                e.meta.value = isObject(r.meta) ? r.meta : undefined;
+                out.push(e);
+                continue;
+              }
+              error = invalid;
+              aborted = !r.ok && r.aborted;
+            } else {
+              original = keepOriginal ? (cloneValue(e.fields) as ObjectValue) : undefined;
+              const r = program.run(e.fields, e.meta.value ?? {});
+              if (r.ok) {
+                eventsFrom(r.target, r.meta, e, out);
+                continue;
+              }
+              error = r.error;
+              aborted = r.aborted;
             }
-            const original = keepOriginal ? (cloneValue(e.fields) as ObjectValue) : undefined;
-            const originalMeta = keepOriginal && e.meta.value ? (cloneValue(e.meta.value) as ObjectValue) : e.meta.value;
-            const r = program.run(e.fields, e.meta.value ?? {});
-            if (r.ok) {
-              eventsFrom(r.target, r.meta, e, out);
-              continue;
-            }
-            const drop = r.aborted ? dropOnAbort : dropOnError;
-            events.failed(r.error, r.aborted, drop);
-            if (original) {
-              e.fields = original;
+            const drop = aborted ? dropOnAbort : dropOnError;
+            events.failed(error, aborted, drop);
+            if (keep) {
+              if (original && e.type === 'log') e.fields = original;
               e.meta.value = originalMeta;
             }
             if (!drop) {
@@ -89,8 +108,8 @@ export function remap(opts: RemapOptions): OperatorFunction<EventBatch, EventBat
             } else if (rerouteDropped) {
               const meta = e.meta.value ?? {};
               meta.dropped = {
-                reason: r.aborted ? 'abort' : 'error',
-                message: r.error,
+                reason: aborted ? 'abort' : 'error',
+                message: error,
                 component_id: opts.componentId,
                 component_type: 'remap',
                 component_kind: 'transform',
