@@ -340,15 +340,7 @@ export class Compiler {
       }
       this.diags.push(...this.pending);
     }
-    const n = runs.length;
-    const run =
-      n === 1
-        ? runs[0]!
-        : (ctx: Ctx): Value => {
-            let v: Value = null;
-            for (let i = 0; i < n; i++) v = runs[i]!(ctx);
-            return v;
-          };
+    const run = sequence(runs);
     return { run, slots: this.slotNames.length, kind, warnings: this.warnings, mutatesExternal: this.mutatesExternal, abortable: this.abortable };
   }
 
@@ -440,15 +432,7 @@ export class Compiler {
     const runs = cs.map((c) => c.run);
     const last = cs[cs.length - 1]!;
     const fallible = cs.some((c) => c.fallible);
-    const n = runs.length;
-    const run =
-      n === 1
-        ? runs[0]!
-        : (ctx: Ctx): Value => {
-            let v: Value = null;
-            for (let i = 0; i < n; i++) v = runs[i]!(ctx);
-            return v;
-          };
+    const run = sequence(runs);
     return { run, kind: last.kind, fallible, isConstant: false };
   }
 
@@ -555,13 +539,7 @@ export class Compiler {
         ),
       );
     }
-    const runs = cs.map((c) => c.run);
-    if (runs.length === 1) return runs[0]!;
-    return (ctx) => {
-      let v: Value = null;
-      for (const r of runs) v = r(ctx);
-      return v;
-    };
+    return sequence(cs.map((c) => c.run));
   }
 
   private ifExpr(e: Expr & { k: 'if' }, st: TypeState, sc: Scope): C {
@@ -1516,4 +1494,15 @@ function copyIfNeeded(e: Expr, r: Run, merge: boolean, fns: ReadonlyMap<string, 
   if (e.k === 'array' || e.k === 'object' || e.k === 'lit' || e.k === 'template') return r;
   if (e.k === 'call' && fns.get(e.name)?.fresh) return r;
   return copying(r);
+}
+
+/** Runs expressions in order and yields the last one's value (a block, a program); one needs no loop. */
+function sequence(runs: readonly ((ctx: Ctx) => Value)[]): (ctx: Ctx) => Value {
+  const n = runs.length;
+  if (n === 1) return runs[0]!;
+  return (ctx) => {
+    let v: Value = null;
+    for (let i = 0; i < n; i++) v = runs[i]!(ctx);
+    return v;
+  };
 }

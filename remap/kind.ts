@@ -119,6 +119,27 @@ function unionOpt(a: Kind | undefined, b: Kind | undefined): Kind | undefined {
   return union(a, b);
 }
 
+/**
+ * Union of two container shapes (object fields or array items): a side without that container
+ * contributes nothing; a key known on one side only may also hold the other side's unknown kind.
+ */
+function unionShape<K>(
+  aHas: number,
+  bHas: number,
+  aMap: ReadonlyMap<K, Kind>,
+  aUnknown: Kind | undefined,
+  bMap: ReadonlyMap<K, Kind>,
+  bUnknown: Kind | undefined,
+  empty: ReadonlyMap<K, Kind>,
+): [ReadonlyMap<K, Kind>, Kind | undefined] {
+  if (!aHas) return [bHas ? bMap : empty, bUnknown];
+  if (!bHas) return [aMap, aUnknown];
+  const m = new Map<K, Kind>();
+  for (const [key, v] of aMap) m.set(key, union(v, bMap.get(key) ?? bUnknown ?? K_UNDEFINED));
+  for (const [key, v] of bMap) if (!m.has(key)) m.set(key, union(v, aUnknown ?? K_UNDEFINED));
+  return [m, unionOpt(aUnknown, bUnknown)];
+}
+
 /** Kind that may be either a or b. */
 export function union(a: Kind, b: Kind): Kind {
   if (a === b || a === ANY) return a;
@@ -126,40 +147,8 @@ export function union(a: Kind, b: Kind): Kind {
   if (a.bits === 0) return b;
   if (b.bits === 0) return a;
   const bits = a.bits | b.bits;
-  let fields = EMPTY_FIELDS;
-  let fu: Kind | undefined;
-  if (bits & OBJECT) {
-    if (!(a.bits & OBJECT)) {
-      fields = b.fields;
-      fu = b.fieldsUnknown;
-    } else if (!(b.bits & OBJECT)) {
-      fields = a.fields;
-      fu = a.fieldsUnknown;
-    } else {
-      const m = new Map<string, Kind>();
-      for (const [key, v] of a.fields) m.set(key, union(v, b.fields.get(key) ?? b.fieldsUnknown ?? K_UNDEFINED));
-      for (const [key, v] of b.fields) if (!m.has(key)) m.set(key, union(v, a.fieldsUnknown ?? K_UNDEFINED));
-      fields = m;
-      fu = unionOpt(a.fieldsUnknown, b.fieldsUnknown);
-    }
-  }
-  let items = EMPTY_ITEMS;
-  let iu: Kind | undefined;
-  if (bits & ARRAY) {
-    if (!(a.bits & ARRAY)) {
-      items = b.items;
-      iu = b.itemsUnknown;
-    } else if (!(b.bits & ARRAY)) {
-      items = a.items;
-      iu = a.itemsUnknown;
-    } else {
-      const m = new Map<number, Kind>();
-      for (const [key, v] of a.items) m.set(key, union(v, b.items.get(key) ?? b.itemsUnknown ?? K_UNDEFINED));
-      for (const [key, v] of b.items) if (!m.has(key)) m.set(key, union(v, a.itemsUnknown ?? K_UNDEFINED));
-      items = m;
-      iu = unionOpt(a.itemsUnknown, b.itemsUnknown);
-    }
-  }
+  const [fields, fu] = bits & OBJECT ? unionShape(a.bits & OBJECT, b.bits & OBJECT, a.fields, a.fieldsUnknown, b.fields, b.fieldsUnknown, EMPTY_FIELDS) : [EMPTY_FIELDS, undefined];
+  const [items, iu] = bits & ARRAY ? unionShape(a.bits & ARRAY, b.bits & ARRAY, a.items, a.itemsUnknown, b.items, b.itemsUnknown, EMPTY_ITEMS) : [EMPTY_ITEMS, undefined];
   return new Kind(bits, fields, fu, items, iu);
 }
 

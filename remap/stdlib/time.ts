@@ -48,6 +48,16 @@ export function parseTimestampAuto(s: string, tz: string | undefined): Timestamp
   return fail(`No matching timestamp format found for ${JSON.stringify(s)}`);
 }
 
+/** The `timezone` argument resolved, or the program's default zone when it is omitted. */
+function timezoneArg(arg: unknown, dflt: string | undefined): string | undefined {
+  if (typeof arg !== 'string') return dflt;
+  try {
+    return resolveTimezone(arg);
+  } catch {
+    return fail(`unable to parse timezone: ${arg}`);
+  }
+}
+
 /** The functions of this file, for the stdlib list. */
 export const timeFunctions: readonly FnDef[] = [
   defineFunction({ name: 'now', params: [], impure: true, returns: K.K_TIMESTAMP, call: () => Timestamp.now() }),
@@ -114,14 +124,7 @@ export const timeFunctions: readonly FnDef[] = [
     returns: K.K_TIMESTAMP,
     call: ([v, f, tzArg], env) => {
       if (v instanceof Timestamp) return v;
-      let tz = env.ctx.tz;
-      if (typeof tzArg === 'string') {
-        try {
-          tz = resolveTimezone(tzArg);
-        } catch {
-          return fail(`unable to parse timezone: ${tzArg}`);
-        }
-      }
+      const tz = timezoneArg(tzArg, env.ctx.tz);
       try {
         return compileFormat(f as string).parse(v as string, tz);
       } catch (e) {
@@ -141,14 +144,7 @@ export const timeFunctions: readonly FnDef[] = [
     fallible: true,
     returns: K.K_BYTES,
     call: ([v, f, tzArg], env) => {
-      let tz = env.ctx.tz;
-      if (typeof tzArg === 'string') {
-        try {
-          tz = resolveTimezone(tzArg);
-        } catch {
-          return fail(`unable to parse timezone: ${tzArg}`);
-        }
-      }
+      const tz = timezoneArg(tzArg, env.ctx.tz);
       try {
         return compileFormat(f as string).format(v as Timestamp, tz);
       } catch (e) {

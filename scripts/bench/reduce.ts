@@ -3,43 +3,32 @@
  *
  *   npx tsx scripts/bench/reduce.ts [events=500000]
  */
-import { type EventBatch, EventMetadata, LogEvent } from '../../lib/event.js';
+import { EventMetadata, LogEvent } from '../../lib/event.js';
 import { Timestamp } from '../../lib/value.js';
 import { reduce } from '../../operators/transforms/reduce/index.js';
-import { eventCount, report, runBench } from './transform-harness.js';
+import { batchedSource, eventCount, report, runBench } from './transform-harness.js';
 
 const N = eventCount(500_000);
 const GROUPS = 1000;
 const BATCH = 100;
 
-function source(n: number) {
-  let at = 0;
-  let bytes = 0;
-  return {
-    next(): EventBatch | undefined {
-      if (at >= n) return undefined;
-      const end = Math.min(n, at + BATCH);
-      const b: EventBatch = new Array(end - at);
-      for (let i = at; i < end; i++) {
-        const message = `request ${i} served`;
-        bytes += message.length + 48;
-        b[i - at] = new LogEvent(
-          {
-            message,
-            request_id: `req-${i % GROUPS}`,
-            duration_ms: i % 97,
-            timestamp: new Timestamp(1_714_557_600_000 + i, 0),
-            http: { status: 200, path: '/api' },
-          },
-          new EventMetadata('in', 'demo_logs'),
-        );
-      }
-      at = end;
-      return b;
-    },
-    bytes: () => bytes,
-  };
-}
+const source = (n: number) =>
+  batchedSource(n, BATCH, (i) => {
+    const message = `request ${i} served`;
+    return {
+      bytes: message.length + 48,
+      event: new LogEvent(
+        {
+          message,
+          request_id: `req-${i % GROUPS}`,
+          duration_ms: i % 97,
+          timestamp: new Timestamp(1_714_557_600_000 + i, 0),
+          http: { status: 200, path: '/api' },
+        },
+        new EventMetadata('in', 'demo_logs'),
+      ),
+    };
+  });
 
 const options = () => ({ groupBy: ['request_id'], mergeStrategies: { message: 'concat' as const } });
 const warm = source(20_000);

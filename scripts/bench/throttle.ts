@@ -3,34 +3,20 @@
  *
  *   npx tsx scripts/bench/throttle.ts [events=1000000]
  */
-import { type EventBatch, EventMetadata, LogEvent } from '../../lib/event.js';
+import { EventMetadata, LogEvent } from '../../lib/event.js';
 import { throttle } from '../../operators/transforms/throttle/index.js';
-import { eventCount, report, runBench } from './transform-harness.js';
+import { batchedSource, eventCount, report, runBench } from './transform-harness.js';
 
 const N = eventCount(1_000_000);
 const KEYS = 10_000;
 const BATCH = 100;
 
-function source(n: number) {
-  let at = 0;
-  let bytes = 0;
-  return {
-    next(): EventBatch | undefined {
-      if (at >= n) return undefined;
-      const end = Math.min(n, at + BATCH);
-      const b: EventBatch = new Array(end - at);
-      for (let i = at; i < end; i++) {
-        const message = `login attempt ${i}`;
-        const user = `user-${(i * 7919) % KEYS}`;
-        bytes += message.length + user.length;
-        b[i - at] = new LogEvent({ message, user }, new EventMetadata('in', 'demo_logs'));
-      }
-      at = end;
-      return b;
-    },
-    bytes: () => bytes,
-  };
-}
+const source = (n: number) =>
+  batchedSource(n, BATCH, (i) => {
+    const message = `login attempt ${i}`;
+    const user = `user-${(i * 7919) % KEYS}`;
+    return { bytes: message.length + user.length, event: new LogEvent({ message, user }, new EventMetadata('in', 'demo_logs')) };
+  });
 
 const options = () => ({ threshold: 5, windowSecs: 1, keyField: '{{ user }}' });
 const warm = source(50_000);

@@ -3,7 +3,7 @@
  * operator and prints events/s, MiB/s of input and peak RSS.
  */
 import { type OperatorFunction, Subject } from 'rxjs';
-import type { EventBatch } from '../../lib/event.js';
+import type { Event, EventBatch } from '../../lib/event.js';
 
 export interface BenchResult {
   readonly name: string;
@@ -57,4 +57,25 @@ export function report(r: BenchResult): void {
 export function eventCount(dflt: number): number {
   const n = Number(process.argv[2]);
   return Number.isFinite(n) && n > 0 ? Math.floor(n) : dflt;
+}
+
+/** Events 0..n-1 in batches of `size`, made by `make(i)` with their estimated bytes; `next` ends with undefined. */
+export function batchedSource(n: number, size: number, make: (i: number) => { event: Event; bytes: number }) {
+  let at = 0;
+  let bytes = 0;
+  return {
+    next(): EventBatch | undefined {
+      if (at >= n) return undefined;
+      const end = Math.min(n, at + size);
+      const b: EventBatch = new Array(end - at);
+      for (let i = at; i < end; i++) {
+        const made = make(i);
+        bytes += made.bytes;
+        b[i - at] = made.event;
+      }
+      at = end;
+      return b;
+    },
+    bytes: () => bytes,
+  };
 }
