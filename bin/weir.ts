@@ -1,5 +1,5 @@
 /** Entry point of the compiled CLI: argv in, exit code out. */
-import { main } from '../lib/cli/main.js';
+import { main } from './cli/main.js';
 
 main(process.argv).then(
   (code) => {

@@ -47,4 +47,3 @@ export { type GelfKeys, toGelf } from './gelf.js';
 export { metricToText } from './metric-text.js';
 export { type SyslogMessage, parseSyslog, syslogToFields } from './syslog.js';
 export { type StreamDecoder, type StreamDecoderOptions, receivedBytesCounter, streamDecoderFactory } from './stream-decoder.js';
-export { type SerialWriterOptions, deliveriesOf, reportEncodeFailures, serialWriter } from './sink-writer.js';

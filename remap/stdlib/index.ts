@@ -4,7 +4,7 @@ import { binaryFunctions, codecFunctions, punycodeFunctions } from './codecs.js'
 import { albFunctions, awsFunctions, influxFunctions } from './parse-aws.js';
 import { charsetRubyFunctions } from './charset-ruby.js';
 import { cryptoFunctions } from './crypto.js';
-import { datadogQueryFunctions } from './datadog-query.js';
+import { datadogQueryFunctions } from './match-datadog-query.js';
 import { xmlFunctions } from './parse-xml.js';
 import { grokFunctions } from './grok.js';
 import { collectionFunctions } from './collections.js';

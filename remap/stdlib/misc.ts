@@ -4,7 +4,7 @@ import { hostname } from 'node:os';
 import { type Value, Timestamp } from '../../lib/value.js';
 import { type FnDef, type QueryRef, defineFunction } from '../function.js';
 import * as K from '../kind.js';
-import { displayValue } from './display.js';
+import { displayValue } from '../../lib/value-display.js';
 import { fail } from './util.js';
 
 /** Where `log` writes; the remap transform points it at the component logger. */

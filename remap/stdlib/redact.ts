@@ -4,7 +4,7 @@ import { type ObjectValue, type Value, isObject } from '../../lib/value.js';
 import { type FnDef, FunctionCompileError, defineFunction } from '../function.js';
 import * as K from '../kind.js';
 import { globalOf } from '../regex.js';
-import { displayValue } from './display.js';
+import { displayValue } from '../../lib/value-display.js';
 
 const SSN = /(?:00[1-9]|0[1-9][0-9]|[1-578][0-9]{2}|6[0-57-9][0-9]|66[0-57-9])-(?:0[1-9]|[1-9]0|[1-9][1-9])-(?:000[1-9]|00[1-9]0|0[1-9]00|[1-9]000|[1-9]{4})/g;
 

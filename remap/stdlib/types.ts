@@ -3,7 +3,7 @@ import { type Value, Float, Timestamp, isObject, valueEquals } from '../../lib/v
 import { type ArgInfo, type FnDef, defineFunction } from '../function.js';
 import * as K from '../kind.js';
 import { compileRegex } from '../regex.js';
-import { displayValue } from './display.js';
+import { displayValue } from '../../lib/value-display.js';
 import { fail, scalarToString } from './util.js';
 
 const only = (bits: number) => (args: readonly ArgInfo[]) => !args[0]!.kind.isOnly(bits);

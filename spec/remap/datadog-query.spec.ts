@@ -3,7 +3,7 @@ import { expect } from 'chai';
 import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { DatadogQueryError, compileDatadogQuery } from '../../remap/stdlib/datadog-query.js';
+import { DatadogQueryError, compileDatadogQuery } from '../../lib/search-query.js';
 import { parseJsonValue } from './harness.js';
 
 const here = dirname(fileURLToPath(import.meta.url));

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PassThrough, Readable } from 'node:stream';
 import { lastValueFrom, of, toArray } from 'rxjs';
-import { compileCondition } from '../../lib/conditions/index.js';
+import { compileCondition } from '../../operators/conditions/index.js';
 import { type Event, type EventBatch, type RoutedBatch, logEvent } from '../../lib/event.js';
 import { remapTransform } from '../../connectors/transforms/remap/index.js';
 import { runVrlCommand } from '../../remap/cli.js';

@@ -6,7 +6,8 @@
 import { once } from 'node:events';
 import type { Writable } from 'node:stream';
 import type { OperatorFunction } from 'rxjs';
-import { createBatchEncoder, deliveriesOf, reportEncodeFailures, serialWriter } from '../../../lib/codecs/index.js';
+import { createBatchEncoder } from '../../../lib/codecs/index.js';
+import { deliveriesOf, reportEncodeFailures, serialWriter } from '../../shared/stream-writer.js';
 import type { SinkContext } from '../../../lib/component.js';
 import type { Delivery, EventBatch } from '../../../lib/event.js';
 import type { ConsoleSinkConfig } from './config.js';

@@ -7,7 +7,8 @@
 import { type FileHandle, mkdir, open } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import type { OperatorFunction, Subscription } from 'rxjs';
-import { createBatchEncoder, reportEncodeFailures, serialWriter } from '../../../lib/codecs/index.js';
+import { createBatchEncoder } from '../../../lib/codecs/index.js';
+import { reportEncodeFailures, serialWriter } from '../../shared/stream-writer.js';
 import type { SinkContext } from '../../../lib/component.js';
 import type { Delivery, Event, EventBatch } from '../../../lib/event.js';
 import { createCompressor } from '../../../lib/net/compression.js';

@@ -3,7 +3,7 @@ import * as v from 'valibot';
 import { filter, map, pipe } from 'rxjs';
 import { defineTransform } from '../../../lib/component.js';
 import { settleAll, type Event, type EventBatch } from '../../../lib/event.js';
-import { compileCondition, conditionSchema } from '../../../lib/conditions/index.js';
+import { compileCondition, conditionSchema } from '../../../operators/conditions/index.js';
 import { inputsSchema } from '../../../lib/config/shared.js';
 
 export const FilterConfig = v.strictObject({

@@ -3,7 +3,7 @@ import * as v from 'valibot';
 import { Observable, type OperatorFunction } from 'rxjs';
 import { defineTransform } from '../../../lib/component.js';
 import { type Event, type EventBatch, type RoutedBatch, settleAll } from '../../../lib/event.js';
-import { compileCondition, conditionSchema } from '../../../lib/conditions/index.js';
+import { compileCondition, conditionSchema } from '../../../operators/conditions/index.js';
 import { inputsSchema } from '../../../lib/config/shared.js';
 
 export const RouteConfig = v.strictObject({

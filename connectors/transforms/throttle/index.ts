@@ -3,7 +3,7 @@ import * as v from 'valibot';
 import type { OperatorFunction } from 'rxjs';
 import { type ComponentContext, defineTransform } from '../../../lib/component.js';
 import type { EventBatch } from '../../../lib/event.js';
-import { compileCondition, conditionSchema } from '../../../lib/conditions/index.js';
+import { compileCondition, conditionSchema } from '../../../operators/conditions/index.js';
 import { inputsSchema } from '../../../lib/config/shared.js';
 import { compileTemplate } from '../../../lib/template.js';
 import type { Counter } from '../../../lib/telemetry/registry.js';

@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { lastValueFrom, map, toArray, type Observable } from 'rxjs';
 import { TestScheduler } from 'rxjs/testing';
-import { sources } from '../../../lib/api.js';
+import { sources } from '../../../connectors/compose.js';
 import type { EventBatch, LogEvent } from '../../../lib/event.js';
 import { demoLine } from '../../../connectors/sources/demo_logs/lines.js';
 

@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { map, take, type Observable } from 'rxjs';
 import { TestScheduler } from 'rxjs/testing';
-import { sources } from '../../../lib/api.js';
+import { sources } from '../../../connectors/compose.js';
 import type { EventBatch, MetricEvent } from '../../../lib/event.js';
 import { ComponentTelemetry, MetricsRegistry } from '../../../lib/telemetry/registry.js';
 

@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { map, type OperatorFunction } from 'rxjs';
 import { TestScheduler } from 'rxjs/testing';
-import { transforms } from '../../../lib/api.js';
+import { transforms } from '../../../connectors/compose.js';
 import { type EventBatch, EventMetadata, LogEvent, MetricEvent, type RoutedBatch, BatchNotifier, attachNotifier, type DeliveryStatus } from '../../../lib/event.js';
 import { MetricsRegistry } from '../../../lib/telemetry/registry.js';
 

@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import { Subject, lastValueFrom, map, of, toArray } from 'rxjs';
 import { TestScheduler } from 'rxjs/testing';
 import { type EventBatch, type LogEvent, logEvent } from '../../../lib/event.js';
-import { ConditionError } from '../../../lib/conditions/index.js';
+import { ConditionError } from '../../../operators/conditions/index.js';
 import { toJSON } from '../../../lib/value.js';
 import { buildReduce, reduceTransform } from '../../../connectors/transforms/reduce/index.js';
 import { buildThrottle, throttleTransform } from '../../../connectors/transforms/throttle/index.js';

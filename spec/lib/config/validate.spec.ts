@@ -3,7 +3,7 @@ import { mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { Writable } from 'node:stream';
-import { validateCommand } from '../../../lib/cli/validate.js';
+import { validateCommand } from '../../../bin/cli/validate.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'weir-validate-'));
 let n = 0;

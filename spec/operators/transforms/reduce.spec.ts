@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import { lastValueFrom, map, of, toArray } from 'rxjs';
 import { TestScheduler } from 'rxjs/testing';
 import { BatchNotifier, type DeliveryStatus, type Event, type EventBatch, type LogEvent, MetricEvent, EventMetadata, attachNotifier, logEvent, settleAll } from '../../../lib/event.js';
-import { compileSearchQuery } from '../../../lib/conditions/search-query.js';
+import { compileSearchQuery } from '../../../operators/conditions/search-query.js';
 import { Float, type ObjectValue, Timestamp, toJSON } from '../../../lib/value.js';
 import { type ReduceOptions, reduce } from '../../../operators/transforms/reduce/index.js';
 

@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import { type SchedulerLike, Subject, asyncScheduler, map } from 'rxjs';
 import { TestScheduler } from 'rxjs/testing';
 import { BatchNotifier, type DeliveryStatus, type EventBatch, type LogEvent, attachNotifier, logEvent } from '../../../lib/event.js';
-import { compileSearchQuery } from '../../../lib/conditions/search-query.js';
+import { compileSearchQuery } from '../../../operators/conditions/search-query.js';
 import { type ObjectValue, Timestamp } from '../../../lib/value.js';
 import { KeyedGcra, type ThrottleOptions, throttle } from '../../../operators/transforms/throttle/index.js';
 

@@ -2,9 +2,9 @@
  * `search_query` conditions (spec 02 §2.9, reference §10): the Datadog search syntax shared with
  * VRL's `match_datadog_query`, matched over a log event's fields. Metric events never match.
  */
-import type { Event } from '../event.js';
-import { compileDatadogQuery } from '../../remap/stdlib/datadog-query.js';
-import { ConditionError } from './index.js';
+import type { Event } from '../../lib/event.js';
+import { compileDatadogQuery } from '../../lib/search-query.js';
+import { ConditionError } from './error.js';
 
 /**
  * Compiles a search query into a predicate over events; only log events can match.

@@ -5,9 +5,9 @@
  * the input the sink flushes, then completes.
  */
 import { Observable, type OperatorFunction } from 'rxjs';
-import type { SinkContext } from '../component.js';
-import type { Delivery, Event, EventBatch } from '../event.js';
-import type { EncodedBatch } from './batch.js';
+import type { SinkContext } from '../../lib/component.js';
+import type { Delivery, Event, EventBatch } from '../../lib/event.js';
+import type { EncodedBatch } from '../../lib/codecs/batch.js';
 
 /** The steps a stream sink supplies to {@link serialWriter}. */
 export interface SerialWriterOptions {

@@ -3,21 +3,14 @@
  * A condition is compiled once at build time into a predicate over one event.
  */
 import * as v from 'valibot';
-import type { Event } from '../event.js';
+import type { Event } from '../../lib/event.js';
 import { compileVrlCondition } from './vrl.js';
 import { compileSearchQuery } from './search-query.js';
+import { ConditionError } from './error.js';
 
 export type Predicate = (e: Event) => boolean;
 
-/** Thrown at build time for a condition that does not compile; `optionPath` names the option. */
-export class ConditionError extends Error {
-  constructor(
-    message: string,
-    readonly optionPath?: string,
-  ) {
-    super(message);
-  }
-}
+export { ConditionError } from './error.js';
 
 export const CONDITION_TYPES = ['vrl', 'search_query', 'is_log', 'is_metric', 'is_trace'] as const;
 

@@ -5,11 +5,9 @@
  * field lookups differ: the condition also reads `ddtags` and `ddsource` and matches strings
  * only, while the VRL function reads `tags` and compares any value through its display text.
  */
-import { type Value, Float, Timestamp, isObject } from '../../lib/value.js';
-import { type Path, parsePath } from '../../lib/path.js';
-import { type FnDef, FunctionCompileError, defineFunction } from '../function.js';
-import * as K from '../kind.js';
-import { displayValue } from './display.js';
+import { type Value, Float, Timestamp, isObject } from './value.js';
+import { type Path, parsePath } from './path.js';
+import { displayValue } from './value-display.js';
 
 /** What a query runs over: a plain object (VRL) or a log event's fields (conditions). */
 export type QueryTarget = 'value' | 'event';
@@ -544,25 +542,3 @@ const LOOKUPS: Record<QueryTarget, Lookups> = { value: new Lookups('value'), eve
 export function compileDatadogQuery(query: string, target: QueryTarget = 'value'): (v: Value) => boolean {
   return build(new QueryParser(query).root(), LOOKUPS[target]);
 }
-
-/** The functions of this file, for the stdlib list. */
-export const datadogQueryFunctions: readonly FnDef[] = [
-  defineFunction({
-    name: 'match_datadog_query',
-    params: [
-      { name: 'value', kind: K.OBJECT, required: true },
-      { name: 'query', kind: K.BYTES, required: true },
-    ],
-    returns: K.K_BOOLEAN,
-    prepare: (args) => {
-      const q = args[1]!;
-      if (!q.isConstant || typeof q.constant !== 'string') throw new FunctionCompileError('expected static expression', 'query');
-      try {
-        return compileDatadogQuery(q.constant);
-      } catch {
-        throw new FunctionCompileError('failed to build matcher', 'query', JSON.stringify(q.constant));
-      }
-    },
-    call: ([v], env) => (env.prepared as (x: Value) => boolean)(v!),
-  }),
-];

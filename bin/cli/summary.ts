@@ -2,8 +2,8 @@
  * The final accounting printed at exit: per component received / sent / discarded, and the
  * events lost (accepted by a sink's buffer but neither sent nor deliberately discarded).
  */
-import type { MetricsRegistry } from '../telemetry/registry.js';
-import type { ComponentKind } from '../component.js';
+import type { MetricsRegistry } from '../../lib/telemetry/registry.js';
+import type { ComponentKind } from '../../lib/component.js';
 
 export interface ComponentTotals {
   id: string;

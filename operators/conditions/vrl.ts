@@ -1,9 +1,9 @@
 /** `vrl` conditions: a boolean remap program, compiled once; a run that fails counts as false. */
-import type { Event } from '../event.js';
-import { type ObjectValue, type Value, cloneValue } from '../value.js';
+import type { Event } from '../../lib/event.js';
+import { type ObjectValue, type Value, cloneValue } from '../../lib/value.js';
 import { CompileError, compile } from '../../remap/index.js';
 import { BOOLEAN } from '../../remap/kind.js';
-import { ConditionError } from './index.js';
+import { ConditionError } from './error.js';
 
 /** The fields a metric exposes to a condition (read-only view). */
 function metricView(e: Event & { type: 'metric' }): ObjectValue {

@@ -3,8 +3,8 @@ import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { EventMetadata, MetricEvent, logEvent } from '../../../lib/event.js';
-import { ConditionError, compileCondition } from '../../../lib/conditions/index.js';
-import { compileSearchQuery } from '../../../lib/conditions/search-query.js';
+import { ConditionError, compileCondition } from '../../../operators/conditions/index.js';
+import { compileSearchQuery } from '../../../operators/conditions/search-query.js';
 import { Float, type ObjectValue, Timestamp, isObject } from '../../../lib/value.js';
 import { parseJsonValue } from '../../remap/harness.js';
 
@@ -31,7 +31,7 @@ const EVENT: ObjectValue = {
 
 const matches = (q: string, fields: ObjectValue = EVENT): boolean => compileSearchQuery(q, 'condition.source')(logEvent(fields));
 
-describe('lib/conditions/search-query', () => {
+describe('operators/conditions/search-query', () => {
   const cases: [string, boolean, ObjectValue?][] = [
     // free text against the default fields (word regex, case-sensitive)
     ['timeout', true],

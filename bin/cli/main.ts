@@ -2,8 +2,8 @@
 import { readFileSync } from 'node:fs';
 import { Command, Option } from 'commander';
 import { catalog, components } from '../../connectors/index.js';
-import { expandConfigPaths } from '../config/load.js';
-import { LogRoot, levelFrom } from '../log.js';
+import { expandConfigPaths } from '../../lib/config/load.js';
+import { LogRoot, levelFrom } from '../../lib/log.js';
 import { runCommand } from './run.js';
 import { validateCommand } from './validate.js';
 

@@ -2,10 +2,10 @@
 import { watch, type FSWatcher } from 'node:fs';
 import { basename, dirname } from 'node:path';
 import { catalog } from '../../connectors/index.js';
-import { loadConfig, type Config } from '../config/load.js';
-import { ConfigError, formatProblem } from '../errors.js';
-import type { LogRoot } from '../log.js';
-import { Topology } from '../topology/topology.js';
+import { loadConfig, type Config } from '../../lib/config/load.js';
+import { ConfigError, formatProblem } from '../../lib/errors.js';
+import type { LogRoot } from '../../lib/log.js';
+import { Topology } from '../../lib/topology/topology.js';
 import { componentTotals, formatSummary } from './summary.js';
 
 export interface RunOptions {

@@ -1,11 +1,11 @@
 /** `weir validate`: load, check the graph, build every component, run health checks; report every problem. */
 import { catalog } from '../../connectors/index.js';
-import { buildConfig, readConfigFiles } from '../config/load.js';
-import { type ConfigProblem, formatProblem } from '../errors.js';
-import { LogRoot } from '../log.js';
-import { checkConfig } from '../topology/check.js';
-import { runHealthchecks } from '../topology/healthcheck.js';
-import { MetricsRegistry } from '../telemetry/registry.js';
+import { buildConfig, readConfigFiles } from '../../lib/config/load.js';
+import { type ConfigProblem, formatProblem } from '../../lib/errors.js';
+import { LogRoot } from '../../lib/log.js';
+import { checkConfig } from '../../lib/topology/check.js';
+import { runHealthchecks } from '../../lib/topology/healthcheck.js';
+import { MetricsRegistry } from '../../lib/telemetry/registry.js';
 import { EXIT_CONFIG } from './run.js';
 
 export interface ValidateOptions {

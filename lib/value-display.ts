@@ -1,6 +1,5 @@
 /** VRL's display form of values, used in messages (`assert_eq`, `log`): strings quoted, `t'…'`, `r'…'`. */
-import { type Value, Float, Timestamp, formatFloat, isObject } from '../../lib/value.js';
-import { VrlRegex } from '../regex.js';
+import { type Value, Float, Timestamp, formatFloat, isObject } from './value.js';
 
 /** Renders a value the way VRL prints it in diagnostics and logs. */
 export function displayValue(v: Value): string {
@@ -9,7 +8,8 @@ export function displayValue(v: Value): string {
   if (typeof v === 'number' || typeof v === 'boolean') return String(v);
   if (v instanceof Float) return formatFloat(v.value);
   if (v instanceof Timestamp) return `t'${v.toString()}'`;
-  if (v instanceof RegExp) return `r'${v instanceof VrlRegex ? v.pattern : v.source}'`;
+  // a remap regex keeps the pattern as written in `pattern`; a plain RegExp only has `source`
+  if (v instanceof RegExp) return `r'${'pattern' in v && typeof v.pattern === 'string' ? v.pattern : v.source}'`;
   if (Array.isArray(v)) return '[' + v.map(displayValue).join(', ') + ']';
   if (isObject(v)) {
     const keys = Object.keys(v).sort();

@@ -5,15 +5,15 @@
  */
 import { type Observable, type OperatorFunction, type SchedulerLike, Subject, asyncScheduler, pipe, tap } from 'rxjs';
 import * as v from 'valibot';
-import { components } from '../connectors/index.js';
-import type { ComponentContext, SinkDef, SourceDef, TransformDef } from './component.js';
-import { mapIssue } from './config/issues.js';
-import { type GlobalOptions, defaultGlobals } from './config/global.js';
-import { ConfigError } from './errors.js';
-import { type Delivery, type EventBatch, type RoutedBatch, settleAll } from './event.js';
-import { type Gate, GateController, OPEN_GATE } from './gate.js';
-import { type Logger, silentLogger } from './log.js';
-import { ComponentTelemetry, MetricsRegistry } from './telemetry/registry.js';
+import { components } from './index.js';
+import type { ComponentContext, SinkDef, SourceDef, TransformDef } from '../lib/component.js';
+import { mapIssue } from '../lib/config/issues.js';
+import { type GlobalOptions, defaultGlobals } from '../lib/config/global.js';
+import { ConfigError } from '../lib/errors.js';
+import { type Delivery, type EventBatch, type RoutedBatch, settleAll } from '../lib/event.js';
+import { type Gate, GateController, OPEN_GATE } from '../lib/gate.js';
+import { type Logger, silentLogger } from '../lib/log.js';
+import { ComponentTelemetry, MetricsRegistry } from '../lib/telemetry/registry.js';
 
 /** What a caller may set about the environment a component runs in. */
 export interface ComposeContext {

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { lastValueFrom, toArray } from 'rxjs';
-import { sources, transforms, sinks } from '../../lib/index.js';
+import { sources, transforms, sinks } from '../../index.js';
 import { ConfigError } from '../../lib/errors.js';
 import type { Delivery, EventBatch, LogEvent } from '../../lib/event.js';
 
