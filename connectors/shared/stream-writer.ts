@@ -4,10 +4,13 @@
  * while `maxQueued` batches wait (so events wait in the edge buffer, not here); on completion of
  * the input the sink flushes, then completes.
  */
+import { once } from 'node:events';
+import type { Writable } from 'node:stream';
 import { Observable, type OperatorFunction } from 'rxjs';
 import type { SinkContext } from '../../lib/component.js';
 import type { Delivery, Event, EventBatch } from '../../lib/event.js';
 import type { EncodedBatch } from '../../lib/codecs/batch.js';
+import type { SinkEvents } from './sink-events.js';
 
 /** The steps a stream sink supplies to {@link serialWriter}. */
 export interface SerialWriterOptions {
@@ -73,9 +76,33 @@ export function deliveriesOf(encoded: EncodedBatch, bytesWritten: number, status
   return out;
 }
 
-/** Counts and logs events a codec rejected (spec 01 §6 component_errors_total). */
-export function reportEncodeFailures(ctx: SinkContext, failed: readonly Event[], reason: string | undefined): void {
-  if (failed.length === 0) return;
-  ctx.telemetry.counter('component_errors_total', { error_type: 'encoder_failed', stage: 'sending' }).add(failed.length);
-  ctx.log.warn('Failed encoding event; dropped.', { error: reason ?? 'unknown', dropped: failed.length });
+/** Counts and logs events a codec rejected (spec 01 §6 component_errors_total, stage `sending`). */
+export function reportEncodeFailures(events: SinkEvents, failed: readonly Event[], reason: string | undefined): void {
+  if (failed.length > 0) events.encodeFailed(new Error(reason ?? 'unknown'), failed.length);
+}
+
+/**
+ * Writes `bytes` and resolves once the stream took them and, when its buffer was full, drained;
+ * rejects if the stream fails or closes first (a closed socket never calls back).
+ */
+export function writeAndDrain(stream: Writable, bytes: Buffer): Promise<void> {
+  return new Promise<void>((resolve, reject) => {
+    let accepted = true;
+    const written = new Promise<void>((res, rej) => {
+      accepted = stream.write(bytes, (err) => (err ? rej(err) : res()));
+    });
+    const onClose = () => reject(new Error('stream closed while writing'));
+    stream.once('close', onClose);
+    // a full stream buffer: wait for drain before taking the next batch
+    (accepted ? written : Promise.all([written, once(stream, 'drain')])).then(
+      () => {
+        stream.off('close', onClose);
+        resolve();
+      },
+      (err: Error) => {
+        stream.off('close', onClose);
+        reject(err);
+      },
+    );
+  });
 }

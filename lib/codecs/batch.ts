@@ -1,9 +1,9 @@
 /**
  * Serializer + framer: one buffer per batch for stream sinks (socket, file, console). Events the
- * codec rejects are returned apart, so the sink can report them `rejected` and still write the rest.
+ * codec cannot encode (for whatever reason) are returned apart, so the sink can report them `rejected` and still write the rest.
  */
 import type { Event } from '../event.js';
-import { type EncodingConfig, type LogSchemaKeys, DEFAULT_LOG_SCHEMA, EncodeError, type Serializer, createSerializer } from './encoding.js';
+import { type EncodingConfig, type LogSchemaKeys, DEFAULT_LOG_SCHEMA, type Serializer, createSerializer } from './encoding.js';
 import { type Framer, type FramingConfig, createFramer } from './framing.js';
 
 /** The outcome of encoding one batch. */
@@ -44,10 +44,11 @@ export function createBatchEncoder(encoding: EncodingConfig, framing: FramingCon
           texts.push(serializer.serializeText(e));
           if (failed.length > 0) encoded.push(e);
         } catch (err) {
-          if (!(err instanceof EncodeError)) throw err;
+          // any error while encoding one event (an unencodable value, a stack overflow on a hostile
+          // nesting depth) is about that event: it is rejected and the rest are written
           if (failed.length === 0) encoded = events.slice(0, i);
           failed.push(e);
-          reason ??= err.message;
+          reason ??= (err as Error).message;
         }
       }
       return { bytes: framer.frameTexts(texts), encoded, failed, reason };
@@ -62,9 +63,8 @@ export function createBatchEncoder(encoding: EncodingConfig, framing: FramingCon
           frames.push(framer.frameTexts([serializer.serializeText(e)]));
           encoded.push(e);
         } catch (err) {
-          if (!(err instanceof EncodeError)) throw err;
           failed.push(e);
-          reason ??= err.message;
+          reason ??= (err as Error).message;
         }
       }
       return { frames, encoded, failed, reason };

@@ -3,11 +3,11 @@
  * write. A batch is delivered when the stream accepted its bytes; while the stream's buffer is
  * full the demand gate stays closed, so events wait in the edge buffer.
  */
-import { once } from 'node:events';
 import type { Writable } from 'node:stream';
 import type { OperatorFunction } from 'rxjs';
 import { createBatchEncoder } from '../../../lib/codecs/index.js';
-import { deliveriesOf, reportEncodeFailures, serialWriter } from '../../shared/stream-writer.js';
+import { deliveriesOf, reportEncodeFailures, serialWriter, writeAndDrain } from '../../shared/stream-writer.js';
+import { SinkEvents } from '../../shared/sink-events.js';
 import type { SinkContext } from '../../../lib/component.js';
 import type { Delivery, EventBatch } from '../../../lib/event.js';
 import type { ConsoleSinkConfig } from './config.js';
@@ -16,18 +16,12 @@ import type { ConsoleSinkConfig } from './config.js';
 export function buildConsoleSink(config: ConsoleSinkConfig, ctx: SinkContext, out?: Writable): OperatorFunction<EventBatch, Delivery> {
   const stream: Writable = out ?? (config.target === 'stderr' ? process.stderr : process.stdout);
   const encoder = createBatchEncoder(config.encoding, config.framing, ctx.globals.log_schema);
+  const events = new SinkEvents(ctx);
   return serialWriter(ctx, {
     async write(batch) {
       const encoded = encoder.encode(batch);
-      reportEncodeFailures(ctx, encoded.failed, encoded.reason);
-      if (encoded.bytes.length > 0) {
-        let accepted = true;
-        const written = new Promise<void>((resolve, reject) => {
-          accepted = stream.write(encoded.bytes, (err) => (err ? reject(err) : resolve()));
-        });
-        // a full stream buffer: wait for drain before taking the next batch
-        await (accepted ? written : Promise.all([written, once(stream, 'drain')]));
-      }
+      reportEncodeFailures(events, encoded.failed, encoded.reason);
+      if (encoded.bytes.length > 0) await writeAndDrain(stream, encoded.bytes);
       return deliveriesOf(encoded, encoded.bytes.length);
     },
   });

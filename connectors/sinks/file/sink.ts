@@ -9,13 +9,13 @@ import { dirname } from 'node:path';
 import type { OperatorFunction, Subscription } from 'rxjs';
 import { createBatchEncoder } from '../../../lib/codecs/index.js';
 import { reportEncodeFailures, serialWriter } from '../../shared/stream-writer.js';
+import { SinkEvents } from '../../shared/sink-events.js';
 import type { SinkContext } from '../../../lib/component.js';
 import type { Delivery, Event, EventBatch } from '../../../lib/event.js';
 import { createCompressor } from '../../../lib/net/compression.js';
 import { compileTemplate } from '../../../lib/template.js';
 import { resolveTimezone } from '../../../lib/time/strftime.js';
 import type { FileSinkConfig } from './config.js';
-import { templateFailed } from './events.js';
 
 interface OpenFile {
   readonly handle: FileHandle;
@@ -27,6 +27,7 @@ export function buildFileSink(config: FileSinkConfig, ctx: SinkContext): Operato
   const template = compileTemplate(config.path);
   const tz = resolveTimezone(config.timezone ?? ctx.globals.timezone);
   const encoder = createBatchEncoder(config.encoding, config.framing, ctx.globals.log_schema);
+  const sinkEvents = new SinkEvents(ctx);
   const compressor = createCompressor(config.compression);
   const idleMs = config.idle_timeout_secs * 1000;
   const files = new Map<string, OpenFile>();
@@ -82,13 +83,13 @@ export function buildFileSink(config: FileSinkConfig, ctx: SinkContext): Operato
       if (g) g.push(e);
       else groups.set(path, [e]);
     }
-    if (unrendered.length > 0) templateFailed(ctx, template, unrendered);
+    if (unrendered.length > 0) sinkEvents.templateFailed(new Error(`path template ${JSON.stringify(template.text)}: missing ${template.missingFields(unrendered[0]!).join(', ')}`), unrendered.length);
     const delivered: Event[] = [];
     const rejected: Event[] = unrendered;
     let bytes = 0;
     for (const [path, events] of groups) {
       const encoded = encoder.encode(events);
-      reportEncodeFailures(ctx, encoded.failed, encoded.reason);
+      reportEncodeFailures(sinkEvents, encoded.failed, encoded.reason);
       for (const e of encoded.failed) rejected.push(e);
       if (encoded.encoded.length === 0) continue;
       const data = await compressor.compress(encoded.bytes);

@@ -13,11 +13,8 @@ import {
   tlsSchema,
   pathItem,
 } from '../../../lib/config/shared.js';
+import { hasAuthorization, httpAuthSchema } from '../../shared/http/auth.js';
 
-const authSchema = v.variant('strategy', [
-  v.strictObject({ strategy: v.literal('basic'), user: v.string(), password: v.optional(v.string(), '') }),
-  v.strictObject({ strategy: v.literal('bearer'), token: v.pipe(v.string(), v.minLength(1, 'must not be empty')) }),
-]);
 
 /** HTTP methods the sink can send (Vector's `method` option; not in the spec, POST by default). */
 export const HTTP_METHODS = ['get', 'head', 'post', 'put', 'patch', 'delete', 'options', 'trace'] as const;
@@ -27,8 +24,6 @@ const headersSchema = v.record(
   v.pipe(v.string(), v.check((s) => !/[\r\n]/.test(s), 'header values must not contain line breaks')),
 );
 
-const hasAuthorization = (h: Record<string, string> | undefined) => !!h && Object.keys(h).some((k) => k.toLowerCase() === 'authorization');
-
 /** Valibot schema of the `http` sink. */
 export const HttpSinkConfig = v.pipe(
   v.strictObject({
@@ -36,7 +31,7 @@ export const HttpSinkConfig = v.pipe(
     inputs: inputsSchema,
     uri: v.pipe(v.string(), v.url('must be a URL'), v.check((u) => /^https?:/i.test(u), 'must be an http or https URL'), v.description('Destination URI.')),
     method: v.optional(v.picklist(HTTP_METHODS), 'post'),
-    auth: v.optional(authSchema),
+    auth: v.optional(httpAuthSchema),
     /** Vector's older top-level form of `request.headers`; both apply, `request.headers` wins. */
     headers: v.optional(headersSchema, {}),
     compression: compressionSchema(['none', 'gzip'] as const, 'none'),

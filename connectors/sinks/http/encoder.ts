@@ -2,28 +2,27 @@
  * Events to body bytes for the `http` sink (reference sinks §1): each event is encoded once
  * when it enters the sink; a batch body joins the encoded events per codec.
  */
-import { createSerializer } from '../../../lib/codecs/encoding.js';
+import { type LogSchemaKeys, createSerializer } from '../../../lib/codecs/encoding.js';
 import type { Event } from '../../../lib/event.js';
+import type { Encoded } from '../../shared/request-sink.js';
 import type { HttpSinkConfig } from './config.js';
 
 /** One encoded event; `size` (UTF-8 bytes, uncompressed) counts against `batch.max_bytes`. */
-export interface EncodedEvent {
-  readonly event: Event;
+export interface EncodedEvent extends Encoded {
   readonly text: string;
-  readonly size: number;
 }
 
 export interface HttpEncoder {
   readonly contentType: string;
-  /** Throws EncodeError when the codec cannot encode the event. */
+  /** Throws when the codec cannot encode the event. */
   encode(e: Event): EncodedEvent;
   /** The uncompressed body of a batch. */
   body(items: readonly EncodedEvent[]): Buffer;
 }
 
 /** Compiles the encoder once per sink. Events stay text until the body is built: one copy per batch. */
-export function createHttpEncoder(config: Pick<HttpSinkConfig, 'encoding' | 'payload_prefix' | 'payload_suffix'>): HttpEncoder {
-  const serializer = createSerializer(config.encoding);
+export function createHttpEncoder(config: Pick<HttpSinkConfig, 'encoding' | 'payload_prefix' | 'payload_suffix'>, logSchema?: LogSchemaKeys): HttpEncoder {
+  const serializer = createSerializer(config.encoding, logSchema);
   const codec = config.encoding.codec;
   const open = `${config.payload_prefix}[`;
   const close = `]${config.payload_suffix}`;
@@ -53,7 +52,7 @@ export function createHttpEncoder(config: Pick<HttpSinkConfig, 'encoding' | 'pay
     contentType: serializer.contentType,
     encode: (event) => {
       const text = serializer.serializeText(event);
-      return { event, text, size: Buffer.byteLength(text, 'utf8') };
+      return { event, size: Buffer.byteLength(text, 'utf8'), key: undefined, text };
     },
     body,
   };

@@ -1,22 +1,19 @@
 /** One batch to one request body (reference sinks §1): framing, then compression. */
 import type { Event } from '../../../lib/event.js';
 import type { Compressor } from '../../../lib/net/compression.js';
+import type { SinkRequest } from '../../shared/request-sink.js';
 import type { EncodedEvent, HttpEncoder } from './encoder.js';
 
 /** A request ready to send, re-sent unchanged on every retry. */
-export interface HttpSinkRequest {
-  readonly events: Event[];
+export interface HttpSinkRequest extends SinkRequest {
   /** Body as sent (after compression). */
   readonly body: Buffer;
-  /** Body before compression. */
-  readonly uncompressedBytes: number;
 }
 
 /** Builds the request of one batch; compression runs off the event loop. */
 export async function buildRequest(items: readonly EncodedEvent[], encoder: HttpEncoder, compressor: Compressor): Promise<HttpSinkRequest> {
-  const raw = encoder.body(items);
-  const body = await compressor.compress(raw);
+  const body = await compressor.compress(encoder.body(items));
   const events = new Array<Event>(items.length);
   for (let i = 0; i < items.length; i++) events[i] = items[i]!.event;
-  return { events, body, uncompressedBytes: raw.length };
+  return { events, body, bytes: body.length };
 }

@@ -6,11 +6,11 @@
  * the demand gate stays closed.
  */
 import { createSocket } from 'node:dgram';
-import { once } from 'node:events';
 import { type NetConnectOpts, type Socket, connect } from 'node:net';
 import type { OperatorFunction } from 'rxjs';
 import { createBatchEncoder } from '../../../lib/codecs/index.js';
-import { deliveriesOf, reportEncodeFailures, serialWriter } from '../../shared/stream-writer.js';
+import { deliveriesOf, reportEncodeFailures, serialWriter, writeAndDrain } from '../../shared/stream-writer.js';
+import { SinkEvents } from '../../shared/sink-events.js';
 import type { SinkContext } from '../../../lib/component.js';
 import type { Delivery, EventBatch } from '../../../lib/event.js';
 import { type SocketAddress, parseSocketAddress } from '../../../lib/net/socket-address.js';
@@ -33,34 +33,16 @@ export function buildSocketSink(config: SocketSinkConfig, ctx: SinkContext): Ope
 }
 
 function streamSink(config: SocketSinkConfig, ctx: SinkContext, encoder: ReturnType<typeof createBatchEncoder>): OperatorFunction<EventBatch, Delivery> {
+  const events = new SinkEvents(ctx);
   const conn = new StreamConnection(targetOf(config), ctx, config.keepalive?.time_secs);
-  const writeAll = (s: Socket, bytes: Buffer) =>
-    new Promise<void>((resolve, reject) => {
-      let drained = true;
-      const written = new Promise<void>((res, rej) => {
-        drained = s.write(bytes, (err) => (err ? rej(err) : res()));
-      });
-      const onClose = () => reject(new Error('connection closed while writing'));
-      s.once('close', onClose);
-      (drained ? written : Promise.all([written, once(s, 'drain')])).then(
-        () => {
-          s.off('close', onClose);
-          resolve();
-        },
-        (err: Error) => {
-          s.off('close', onClose);
-          reject(err);
-        },
-      );
-    });
   return serialWriter(ctx, {
     async write(batch) {
       const encoded = encoder.encode(batch);
-      reportEncodeFailures(ctx, encoded.failed, encoded.reason);
+      reportEncodeFailures(events, encoded.failed, encoded.reason);
       if (encoded.encoded.length === 0) return deliveriesOf(encoded, 0);
       const s = await conn.get();
       try {
-        await writeAll(s, encoded.bytes);
+        await writeAndDrain(s, encoded.bytes);
       } catch (err) {
         writeFailed(ctx, err as Error, encoded.encoded.length);
         conn.reset();
@@ -74,6 +56,7 @@ function streamSink(config: SocketSinkConfig, ctx: SinkContext, encoder: ReturnT
 }
 
 function udpSink(config: SocketSinkConfig, ctx: SinkContext, encoder: ReturnType<typeof createBatchEncoder>): OperatorFunction<EventBatch, Delivery> {
+  const events = new SinkEvents(ctx);
   const addr = targetOf(config) as SocketAddress;
   const sock = createSocket(addr.host.includes(':') ? 'udp6' : 'udp4');
   // connected UDP: the host name is resolved once, and sends need no address
@@ -100,7 +83,7 @@ function udpSink(config: SocketSinkConfig, ctx: SinkContext, encoder: ReturnType
     async write(batch) {
       await connected;
       const { frames, encoded, failed, reason } = encoder.encodeEach(batch);
-      reportEncodeFailures(ctx, failed, reason);
+      reportEncodeFailures(events, failed, reason);
       const sent: typeof encoded = [];
       const lost: typeof encoded = [];
       let bytes = 0;

@@ -1,3 +1,6 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { expect } from 'chai';
 import { Subject, of } from 'rxjs';
 import { EventMetadata, MetricEvent, logEvent } from '../../../../lib/event.js';
@@ -5,6 +8,8 @@ import { Timestamp } from '../../../../lib/value.js';
 import { type TestServer, startTestServer } from '../../../helpers/http-test-server.js';
 import { testSinkContext } from '../../../helpers/sink-context.js';
 import { until } from '../../../helpers/wait.js';
+import { runWeir } from '../../../helpers/weir-process.js';
+import { defaultGlobals } from '../../../../lib/config/global.js';
 import { buildHttpSink } from '../../../../connectors/sinks/http/sink.js';
 import { count, fast, httpConfig, makeEvents, runSink } from './harness.js';
 
@@ -188,5 +193,37 @@ describe('connectors/sinks/http: wire format and options', () => {
     expect(ds[0]!.status).to.equal('delivered');
     expect(server.requests).to.have.length(2);
     expect(Date.now() - t0).to.be.within(140, 1500);
+  });
+});
+
+describe('connectors/sinks/http: the global log_schema', () => {
+  it('log_schema.message_key names the field the text codec sends, as in the stream sinks (daemon)', async () => {
+    const server = await startTestServer();
+    const dir = mkdtempSync(join(tmpdir(), 'weir-http-schema-'));
+    const cfg = join(dir, 'p.toml');
+    writeFileSync(
+      cfg,
+      `[log_schema]\nmessage_key = "msg"\n\n[sources.in]\ntype = "stdin"\n\n` +
+        `[sinks.out]\ntype = "http"\ninputs = ["in"]\nuri = "${server.url}/logs"\nencoding.codec = "text"\n`,
+    );
+    try {
+      const r = await runWeir(['--config', cfg], { input: 'first line\nsecond line\n' });
+      expect(r.code, r.stderr).to.equal(0);
+      expect(server.requests.map((q) => q.body).join('')).to.equal('first line\nsecond line\n');
+    } finally {
+      await server.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('the message field of log_schema is what an event carries under message_key (unit)', async () => {
+    const server = await startTestServer();
+    try {
+      const ctx = testSinkContext('http', { globals: { log_schema: { ...defaultGlobals().log_schema, message_key: 'msg' } } });
+      await runSink(httpConfig(server.url, { encoding: { codec: 'text' } }), of([logEvent({ msg: 'from msg', message: 'not this' })]), ctx);
+      expect(server.requests[0]!.body).to.equal('from msg\n');
+    } finally {
+      await server.close();
+    }
   });
 });

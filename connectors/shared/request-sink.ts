@@ -1,0 +1,248 @@
+/**
+ * The skeleton of every request-driven sink (reference sinks §0.1): encode each event once with
+ * its size, batch (per partition key when the sink routes), build one request per batch, then in
+ * flight under the concurrency limit: rate limit, a timeout and abort per attempt, Fibonacci
+ * retries. A sink supplies only what is its own ({@link RequestSinkParts}); the skeleton emits one
+ * Delivery per settled group of events and the topology settles and counts them.
+ */
+import { type Observable, type OperatorFunction, Subject, TimeoutError, catchError, defer, finalize, from, map, merge, mergeMap, of, tap, throwError, timeout } from 'rxjs';
+import type { SinkContext } from '../../lib/component.js';
+import type { Delivery, DeliveryStatus, Event, EventBatch } from '../../lib/event.js';
+import { TemplateError } from '../../lib/template.js';
+import { type BatchLimits, rebatch, rebatchBy } from '../../operators/batch-by.js';
+import { type ConcurrencyOptions, type Outcome, concurrencyController } from '../../operators/concurrency.js';
+import { inFlight } from '../../operators/in-flight.js';
+import { RateLimiter } from '../../operators/rate-limit.js';
+import { type RetryOptions, retryFibonacci, retryPolicy } from '../../operators/retry-fibonacci.js';
+import { SinkEvents } from './sink-events.js';
+
+/** One encoded event; `size` counts against `batch.max_bytes`. */
+export interface Encoded {
+  readonly event: Event;
+  readonly size: number;
+  /** Set by the skeleton from `partition` (encoders start it `undefined`, for one object shape). */
+  key: string | undefined;
+}
+
+/** What every request carries: its events, and the bytes it puts on the wire. */
+export interface SinkRequest {
+  readonly events: readonly Event[];
+  readonly bytes: number;
+}
+
+/** How the service answered one attempt (Vector's RetryLogic, plus per-record answers). */
+export type Verdict<R> =
+  | { readonly kind: 'ok' }
+  /** `status`: how the events end if this is the last answer (default `errored` for retry, `rejected` for reject). */
+  | { readonly kind: 'retry'; readonly error: Error; readonly status?: DeliveryStatus }
+  | { readonly kind: 'reject'; readonly error: Error; readonly status?: DeliveryStatus }
+  /** Some records failed (Kinesis, Pub/Sub, SQS …): `delivered` are done, only `rest` is sent again. */
+  | { readonly kind: 'partial'; readonly delivered: readonly Event[]; readonly rest: R; readonly error: Error };
+
+/** The parts that make one sink; everything else is the skeleton's. */
+export interface RequestSinkParts<E extends Encoded, R extends SinkRequest, Res> {
+  /** Encodes one event; throws for an event it cannot take (that event is rejected and counted). */
+  encode(event: Event): E;
+  /** Partition key of an encoded event; a {@link TemplateError} rejects that event (counted). */
+  partition?(item: E): string;
+  /** One request from one batch of one partition (`key` undefined without partitions). */
+  build(items: E[], key: string | undefined): R | Promise<R>;
+  /** Sends one attempt; rejects with a transport error. Never retries. */
+  send(request: R, signal: AbortSignal): Promise<Res>;
+  /** Classifies an answer. */
+  classify(response: Res, request: R): Verdict<R>;
+  /** Whether a thrown transport error is worth another attempt (timeouts always are). */
+  isRetriableError(err: unknown): boolean;
+  /**
+   * For sinks whose service confirms later (indexer acknowledgements): resolves with the final
+   * status of an accepted request. The concurrency permit is released before it settles.
+   */
+  confirm?(response: Res, request: R): Promise<DeliveryStatus>;
+  /** Called for every failed attempt (a sink's own counters, e.g. `http_bad_requests_total`). */
+  attemptFailed?(err: unknown): void;
+  /** Closes connections when the sink stops. */
+  close?(): Promise<void> | void;
+}
+
+/** The validated options the skeleton reads. */
+export interface RequestSinkOptions {
+  readonly limits: BatchLimits;
+  readonly request: RetryOptions & ConcurrencyOptions & { readonly timeout_secs: number; readonly rate_limit_num: number; readonly rate_limit_duration_secs: number };
+  /**
+   * reference sinks §0.2: old-style sinks (http, cloudg_pubsub) reject an event whose encoded
+   * size alone exceeds `max_bytes`; new-style sinks let it form a batch of one.
+   */
+  readonly rejectOversize?: boolean;
+}
+
+/** The answer of one attempt was not ok: whether it may be retried, and how its events end if not. */
+export class ResponseError extends Error {
+  override readonly name = 'ResponseError';
+  constructor(
+    readonly reason: Error,
+    readonly retriable: boolean,
+    readonly status: DeliveryStatus = retriable ? 'errored' : 'rejected',
+  ) {
+    super(reason.message);
+  }
+}
+
+/** Largest rate_limit_num that still means a limit (the defaults, ~9.2e18, mean none). */
+const UNLIMITED = Number.MAX_SAFE_INTEGER;
+
+/** A unit of work's results: deliveries, and what the concurrency controller learns. */
+interface Result {
+  readonly delivery?: Delivery;
+  readonly pending?: Promise<Delivery>;
+  readonly outcome: Outcome;
+}
+
+/** The final status of a request given up: the answer's own, else transient failures `errored`, the rest `rejected`. */
+const statusOf = (err: unknown, retriable: boolean): DeliveryStatus => (err instanceof ResponseError ? err.status : retriable ? 'errored' : 'rejected');
+
+/** Builds the sink operator from its parts; the parts are fixed at build time. */
+export function requestSink<E extends Encoded, R extends SinkRequest, Res>(
+  parts: RequestSinkParts<E, R, Res>,
+  opts: RequestSinkOptions,
+  ctx: SinkContext,
+): OperatorFunction<EventBatch, Delivery> {
+  const { scheduler } = ctx;
+  const events = new SinkEvents(ctx);
+  const { limits, request: req } = opts;
+  const timeoutMs = req.timeout_secs * 1000;
+  const isRetriable = (err: unknown): boolean =>
+    err instanceof ResponseError ? err.retriable : err instanceof TimeoutError || parts.isRetriableError(err);
+  const policy = retryPolicy(req, isRetriable, (err, n, ms) => {
+    parts.attemptFailed?.(err instanceof ResponseError ? err.reason : err);
+    events.retrying(err, n, ms);
+  });
+  const t = ctx.telemetry;
+  const controller = concurrencyController(req, scheduler, {
+    limit: t.gauge('adaptive_concurrency_limit'),
+    inFlight: t.gauge('adaptive_concurrency_in_flight'),
+    observedRtt: t.gauge('adaptive_concurrency_observed_rtt'),
+    averagedRtt: t.gauge('adaptive_concurrency_averaged_rtt'),
+  });
+  const rate = req.rate_limit_num < UNLIMITED ? new RateLimiter(req.rate_limit_num, req.rate_limit_duration_secs * 1000, scheduler) : undefined;
+
+  /** One batch: its request is built inside the permit (compression included), then attempted. */
+  const deliver = (items: E[]): Observable<Result> =>
+    defer(() => Promise.resolve(parts.build(items, items[0]!.key))).pipe(
+      catchError((err: unknown) => {
+        // a request that cannot be built (compression failed) is no reason to stop the sink
+        events.encodeFailed(err, items.length);
+        return of(undefined);
+      }),
+      mergeMap((request) => (request ? attempts(request) : of<Result>({ delivery: { status: 'rejected', events: items.map((x) => x.event), bytes: 0 }, outcome: 'other' }))),
+    );
+
+  /** One request through its attempts; emits the deliveries of partial answers as they come. */
+  const attempts = (first: R): Observable<Result> =>
+    defer(() => {
+      let current = first;
+      const partials = new Subject<Result>();
+      let lastResponse: Res | undefined;
+      const attempt = defer(() => {
+        const abort = new AbortController();
+        let settled = false;
+        const answer = parts.send(current, abort.signal).finally(() => (settled = true));
+        return from(answer).pipe(
+          timeout({ first: timeoutMs, with: () => throwError(() => new TimeoutError()), scheduler }),
+          map((res) => {
+            const verdict = parts.classify(res, current);
+            switch (verdict.kind) {
+              case 'ok':
+                lastResponse = res;
+                return current;
+              case 'partial':
+                partials.next({ delivery: { status: 'delivered', events: verdict.delivered, bytes: 0 }, outcome: 'ok' });
+                current = verdict.rest;
+                throw new ResponseError(verdict.error, true);
+              default:
+                throw new ResponseError(verdict.error, verdict.kind === 'retry', verdict.status);
+            }
+          }),
+          // only an unfinished attempt is aborted: aborting a finished one would cost the pooled connection
+          finalize(() => settled || abort.abort()),
+        );
+      });
+      const final$ = attempt.pipe(
+        retryFibonacci(policy, scheduler),
+        map((done): Result => {
+          const delivered: Delivery = { status: 'delivered', events: done.events, bytes: done.bytes };
+          if (!parts.confirm) return { delivery: delivered, outcome: 'ok' };
+          const pending = parts.confirm(lastResponse as Res, done).then((status) => ({ ...delivered, status, bytes: status === 'delivered' ? done.bytes : 0 }));
+          return { pending, outcome: 'ok' };
+        }),
+        catchError((err: unknown) => {
+          const retriable = isRetriable(err);
+          const status = statusOf(err, retriable);
+          parts.attemptFailed?.(err instanceof ResponseError ? err.reason : err);
+          events.failed(err, current.events.length, status);
+          // reference sinks §0.5: back-pressure is a Retry outcome, a retriable error or a timeout
+          return of<Result>({ delivery: { status, events: current.events, bytes: 0 }, outcome: retriable ? 'backpressure' : 'other' });
+        }),
+        finalize(() => partials.complete()),
+      );
+      return merge(partials, final$);
+    });
+
+  return (source) =>
+    defer(() => {
+      const rejected$ = new Subject<Delivery>();
+      const reject = (event: Event) => rejected$.next({ status: 'rejected', events: [event], bytes: 0 });
+      /** Encodes a batch once; an event that cannot be encoded, is too large or has no key is rejected alone. */
+      const encodeBatch = (batch: EventBatch): E[] => {
+        const out: E[] = [];
+        for (let i = 0; i < batch.length; i++) {
+          const e = batch[i]!;
+          let item: E;
+          try {
+            item = parts.encode(e);
+          } catch (err) {
+            events.encodeFailed(err);
+            reject(e);
+            continue;
+          }
+          if (opts.rejectOversize && item.size > limits.maxBytes) {
+            events.eventTooLarge(item.size, limits.maxBytes);
+            reject(e);
+          } else out.push(item);
+        }
+        return out;
+      };
+      /** Sets each item's partition key; an event whose key does not render is rejected alone. */
+      const keyBatch = (items: E[]): E[] => {
+        const partition = parts.partition!;
+        let out: E[] | undefined;
+        for (let i = 0; i < items.length; i++) {
+          const item = items[i]!;
+          try {
+            item.key = partition(item);
+            out?.push(item);
+          } catch (err) {
+            if (!(err instanceof TemplateError)) throw err;
+            events.templateFailed(err);
+            reject(item.event);
+            out ??= items.slice(0, i);
+          }
+        }
+        return out ?? items;
+      };
+      const sizeOf = (x: E) => x.size;
+      const batches$: Observable<E[]> = parts.partition
+        ? source.pipe(
+            map((batch) => keyBatch(encodeBatch(batch))),
+            rebatchBy(limits, sizeOf, (x: E) => x.key, scheduler),
+            map((p) => p.items),
+          )
+        : source.pipe(map(encodeBatch), rebatch(limits, sizeOf, scheduler));
+      const sent$ = batches$.pipe(
+        tap({ complete: () => rejected$.complete(), error: () => rejected$.complete() }),
+        inFlight(deliver, { controller, demand: ctx.demand, rate, scheduler, outcome: (r) => r.outcome }),
+        // a confirmation that comes later does not hold the concurrency permit
+        mergeMap((r) => (r.pending ? from(r.pending) : of(r.delivery!))),
+      );
+      return merge(rejected$, sent$).pipe(finalize(() => void parts.close?.()));
+    });
+}
