@@ -68,8 +68,12 @@ export async function runCommand(opts: RunOptions, logRoot: LogRoot): Promise<nu
       const limit = opts.gracefulShutdownLimitSecs;
       const drained = await topology.stop(limit === undefined ? undefined : limit * 1000);
       if (!drained) log.error(`Graceful shutdown did not finish within ${limit} s; exiting anyway.`);
-      log.info(formatSummary(componentTotals(topology.registry, topology.components)));
-      resolve(drained ? 0 : 1);
+      const totals = componentTotals(topology.registry, topology.components);
+      log.info(formatSummary(totals));
+      // accepted events that were neither sent nor deliberately discarded: the exit code says so
+      const lost = totals.reduce((n, r) => n + r.lost, 0);
+      if (lost > 0) log.error(`${lost} accepted events were lost; exiting with status 1.`);
+      resolve(drained && lost === 0 ? 0 : 1);
     };
     const reload = async () => {
       if (finishing) return;

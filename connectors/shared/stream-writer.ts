@@ -14,7 +14,7 @@ import type { SinkEvents } from './sink-events.js';
 
 /** The steps a stream sink supplies to {@link serialWriter}. */
 export interface SerialWriterOptions {
-  /** Writes one batch; resolves with its deliveries (rejects = the sink fails). */
+  /** Writes one batch; resolves with its deliveries (a rejection ends the batch `errored`; the sink goes on). */
   write(batch: EventBatch): Promise<readonly Delivery[]>;
   /** After the last batch, before completing (close files, end sockets). */
   flush?(): Promise<void>;
@@ -31,33 +31,36 @@ export function serialWriter(ctx: SinkContext, opts: SerialWriterOptions): Opera
     new Observable<Delivery>((subscriber) => {
       let chain: Promise<unknown> = Promise.resolve();
       let queued = 0;
-      let failed = false;
       let finished = false;
-      const fail = (err: unknown) => {
-        failed = true;
-        subscriber.error(err);
-      };
+      // a write that fails unexpectedly ends its own events `errored` (reported, counted), never the sink
+      const writeOrFail = (batch: EventBatch): Promise<readonly Delivery[]> =>
+        opts.write(batch).catch((err: unknown) => {
+          ctx.log.error('Write failed; events not delivered.', { error: (err as Error).message, events: batch.length });
+          return [{ status: 'errored', events: batch, bytes: 0 }];
+        });
       const upstream = source.subscribe({
         next(batch) {
-          if (failed) return;
           if (++queued >= maxQueued) ctx.demand.close();
           chain = chain
-            .then(() => (failed ? [] : opts.write(batch)))
+            .then(() => writeOrFail(batch))
             .then((deliveries) => {
               for (const d of deliveries) subscriber.next(d);
-            }, fail)
+            })
             .finally(() => {
               if (--queued < maxQueued) ctx.demand.open();
             });
         },
-        error: fail,
+        error: (err) => subscriber.error(err),
         complete() {
           chain = chain
             .then(() => opts.flush?.())
-            .then(() => {
-              finished = true;
-              subscriber.complete();
-            }, fail);
+            .then(
+              () => {
+                finished = true;
+                subscriber.complete();
+              },
+              (err: unknown) => subscriber.error(err),
+            );
         },
       });
       return () => {

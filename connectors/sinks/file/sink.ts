@@ -4,9 +4,9 @@
  * and framed per group, gzip-compressed per group when configured (a gzip member per write, so
  * the file stays a valid multi-member gzip stream at every batch boundary), then delivered.
  */
-import { type FileHandle, mkdir, open } from 'node:fs/promises';
+import { type FileHandle, open } from 'node:fs/promises';
 import { dirname } from 'node:path';
-import type { OperatorFunction, Subscription } from 'rxjs';
+import { type OperatorFunction, type Subscription, firstValueFrom, timer } from 'rxjs';
 import { createBatchEncoder } from '../../../lib/codecs/index.js';
 import { reportEncodeFailures, serialWriter } from '../../shared/stream-writer.js';
 import { SinkEvents } from '../../shared/sink-events.js';
@@ -15,7 +15,10 @@ import type { Delivery, Event, EventBatch } from '../../../lib/event.js';
 import { createCompressor } from '../../../lib/net/compression.js';
 import { compileTemplate } from '../../../lib/template.js';
 import { resolveTimezone } from '../../../lib/time/strftime.js';
+import { fibonacciDelay } from '../../../operators/retry-fibonacci.js';
 import type { FileSinkConfig } from './config.js';
+import { makeDir } from './make-dir.js';
+import { isOutOfDescriptors, isTransientWriteError } from './write-errors.js';
 
 interface OpenFile {
   readonly handle: FileHandle;
@@ -44,8 +47,15 @@ export function buildFileSink(config: FileSinkConfig, ctx: SinkContext): Operato
   const fileFor = async (path: string): Promise<OpenFile> => {
     let f = files.get(path);
     if (f) return f;
-    await mkdir(dirname(path), { recursive: true });
-    f = { handle: await open(path, 'a'), lastWriteMs: 0 };
+    let handle: FileHandle;
+    try {
+      handle = await open(path, 'a');
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
+      await makeDir(dirname(path));
+      handle = await open(path, 'a');
+    }
+    f = { handle, lastWriteMs: 0 };
     files.set(path, f);
     openFiles.set(files.size);
     scheduleIdleCheck();
@@ -68,6 +78,32 @@ export function buildFileSink(config: FileSinkConfig, ctx: SinkContext): Operato
         scheduleIdleCheck();
       });
     }, Math.max(100, Math.min(idleMs, 1000)));
+  };
+
+  const writeErrors = ctx.telemetry.counter('component_errors_total', { error_type: 'writer_failed', stage: 'sending' });
+  /** Appends to the file of `path`; an error of the environment is retried with backoff until it clears. */
+  const appendRetrying = async (path: string, data: Buffer): Promise<void> => {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        const f = await fileFor(path);
+        await f.handle.appendFile(data);
+        f.lastWriteMs = ctx.scheduler.now();
+        return;
+      } catch (err) {
+        if (!isTransientWriteError(err)) throw err;
+        writeErrors.add();
+        // out of descriptors: the other open files reopen on demand
+        if (isOutOfDescriptors(err)) for (const [p, f] of [...files]) if (p !== path) await closeFile(p, f).catch(() => undefined);
+        const delayMs = fibonacciDelay(attempt, 100, 30_000);
+        ctx.log.warn('Write failed; retrying.', { path, error: (err as Error).message, delay_ms: delayMs });
+        await firstValueFrom(timer(delayMs, ctx.scheduler));
+      }
+    }
+  };
+  /** An error about one path: its events are rejected, the sink goes on. */
+  const pathFailed = (path: string, err: unknown, events: number) => {
+    writeErrors.add();
+    ctx.log.error('Cannot write to path; events dropped.', { path: JSON.stringify(path), error: (err as Error).message, dropped: events });
   };
 
   const write = async (batch: EventBatch): Promise<Delivery[]> => {
@@ -93,9 +129,13 @@ export function buildFileSink(config: FileSinkConfig, ctx: SinkContext): Operato
       for (const e of encoded.failed) rejected.push(e);
       if (encoded.encoded.length === 0) continue;
       const data = await compressor.compress(encoded.bytes);
-      const f = await fileFor(path);
-      await f.handle.appendFile(data);
-      f.lastWriteMs = ctx.scheduler.now();
+      try {
+        await appendRetrying(path, data);
+      } catch (err) {
+        pathFailed(path, err, encoded.encoded.length);
+        for (const e of encoded.encoded) rejected.push(e);
+        continue;
+      }
       bytes += data.length;
       for (const e of encoded.encoded) delivered.push(e);
     }
