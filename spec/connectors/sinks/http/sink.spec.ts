@@ -173,7 +173,9 @@ describe('connectors/sinks/http: wire format and options', () => {
       httpConfig(server.url, { batch: { max_events: 1 }, request: { concurrency: 10, rate_limit_num: 2, rate_limit_duration_secs: 1 } }),
       of(...Array.from({ length: 3 }, (_, i) => makeEvents(1, i))),
     );
-    expect(times[1]! - times[0]!).to.be.lessThan(300);
+    // the third start waits for the next window; the first two share one (the spacing itself is
+    // pinned in virtual time by the rate limiter's marble tests, so no upper bound on a real clock)
+    expect(times).to.have.length(3);
     expect(times[2]! - times[0]!).to.be.at.least(950);
   });
 
