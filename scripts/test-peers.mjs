@@ -9,6 +9,9 @@ import { existsSync } from 'node:fs';
 const PEERS = {
   openssl: '/usr/bin/openssl',
   tinyproxy: '/usr/bin/tinyproxy',
+  // real InfluxDB 1.x for tsdb_metrics (spec/peers/influxdb1.ts); policy-rc.d keeps the service from starting
+  influxdb: '/usr/bin/influxd',
+  'influxdb-client': '/usr/bin/influx',
 };
 
 const missing = Object.entries(PEERS).filter(([, bin]) => !existsSync(bin) && !existsSync(bin.replace('/usr/bin/', '/usr/sbin/')));
