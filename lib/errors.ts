@@ -21,6 +21,9 @@ export interface ConfigProblem {
   readonly code: ErrorCode;
   /** File the problem is in, when it belongs to one. */
   readonly file?: string;
+  /** 1-based line and column in the file (syntax errors). */
+  readonly line?: number;
+  readonly column?: number;
   /** `sources.in`, `sinks.out`, … */
   readonly component?: string;
   /** Dotted option path inside the component (`batch.max_events`). */
@@ -28,10 +31,17 @@ export interface ConfigProblem {
   readonly message: string;
 }
 
-/** Formats a problem as one line: `file: sinks.out.batch.max_events: message`. */
+/** Formats a problem as one line: `file: sinks.out.batch.max_events: message`, or `file:3:7: message`. */
 export function formatProblem(p: ConfigProblem): string {
   const where = [p.component, p.path].filter(Boolean).join('.');
-  return `${p.file ? p.file + ': ' : ''}${where ? where + ': ' : ''}${p.message} [${p.code}]`;
+  return `${locate(p)}${where ? where + ': ' : ''}${p.message} [${p.code}]`;
+}
+
+/** `file: `, `file:3: `, `file:3:7: `, or `line 3, column 7: ` for text that has no file. */
+function locate(p: ConfigProblem): string {
+  if (p.line === undefined) return p.file ? `${p.file}: ` : '';
+  if (p.file) return `${p.file}:${p.line}${p.column === undefined ? '' : `:${p.column}`}: `;
+  return `line ${p.line}${p.column === undefined ? '' : `, column ${p.column}`}: `;
 }
 
 /** Thrown when a configuration cannot be loaded; carries every problem found. */

@@ -3,6 +3,7 @@
  * is allowed. The allowed option names of an object come from the schema itself.
  */
 import type { BaseIssue, GenericSchema } from 'valibot';
+import { suggest } from './suggest.js';
 
 type AnyIssue = BaseIssue<unknown>;
 
@@ -49,6 +50,12 @@ const KIND_WORDS: Record<string, string> = {
   record: 'a table/object',
 };
 
+/** `did you mean "x"?` when one name is clearly meant, else `allowed <what>: a, b, c`. */
+export function unknownHint(name: string, known: readonly string[], what: string): string {
+  const meant = suggest(name, known);
+  return meant === undefined ? `allowed ${what}: ${known.join(', ')}` : `did you mean "${meant}"?`;
+}
+
 export interface MappedIssue {
   path: string;
   message: string;
@@ -68,8 +75,9 @@ export function mapIssue(schema: GenericSchema, issue: AnyIssue): MappedIssue[] 
       }
       if (issue.expected === 'never') {
         const parent = schemaAt(schema, keys.slice(0, -1)) as { entries?: Record<string, unknown> } | undefined;
-        const allowed = parent?.entries ? Object.keys(parent.entries).join(', ') : undefined;
-        return [{ path, message: `unknown option${allowed ? `; allowed options: ${allowed}` : ''}` }];
+        if (!parent?.entries) return [{ path, message: 'unknown option' }];
+        const known = Object.keys(parent.entries);
+        return [{ path, message: `unknown option; ${unknownHint(String(keys[keys.length - 1]), known, 'options')}` }];
       }
       return [{ path, message: `must be a table/object, got ${received}` }];
     }
