@@ -1,6 +1,8 @@
 /**
- * VRL conformance corpus (`../shared/conformance/vrl` beside the repository): every case must pass
- * unless listed in conformance-known-failures.txt; pass counts are reported per folder.
+ * VRL conformance corpus (`../shared/conformance/vrl` beside the repository, or `WEIR_VRL_CORPUS`):
+ * every case must pass unless listed in conformance-known-failures.txt; pass counts are reported
+ * per folder. Without the corpus the suite registers no cases and says so, except under CI=true,
+ * where a missing corpus fails.
  */
 import { expect } from 'chai';
 import { existsSync, readFileSync, readdirSync, statSync } from 'node:fs';
@@ -10,7 +12,9 @@ import { readCase, runCase } from './harness.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const repoRoot = resolve(here, '..', '..');
-const corpus = resolve(repoRoot, '..', 'shared', 'conformance', 'vrl');
+const corpus = process.env.WEIR_VRL_CORPUS ? resolve(process.env.WEIR_VRL_CORPUS) : resolve(repoRoot, '..', 'shared', 'conformance', 'vrl');
+const hasCorpus = existsSync(corpus);
+const isCI = process.env.CI === 'true';
 const knownFile = join(here, 'conformance-known-failures.txt');
 
 function listCases(dir: string, out: string[] = []): string[] {
@@ -35,15 +39,19 @@ function knownFailures(): Map<string, string> {
 
 const FOLDERS = ['expressions', 'examples', 'issues', 'internal', 'diagnostics', 'functions'];
 
+if (!hasCorpus && !isCI)
+  console.warn(`VRL conformance corpus not found at ${corpus}: conformance cases not run (set WEIR_VRL_CORPUS to its vrl folder)`);
+
 describe('remap conformance (VRL corpus)', function () {
   this.timeout(60_000);
+  if (!hasCorpus && !isCI) return;
 
   it('finds the corpus', () => {
-    expect(existsSync(corpus), `VRL conformance corpus missing at ${corpus}`).to.equal(true);
+    expect(hasCorpus, `VRL conformance corpus missing at ${corpus} (set WEIR_VRL_CORPUS)`).to.equal(true);
   });
 
   it('passes every case not listed as a known failure', () => {
-    if (!existsSync(corpus)) throw new Error(`VRL conformance corpus missing at ${corpus}`);
+    if (!hasCorpus) throw new Error(`VRL conformance corpus missing at ${corpus}`);
     const known = knownFailures();
     const counts = new Map<string, { pass: number; total: number }>();
     const unexpected: string[] = [];
