@@ -6,7 +6,7 @@
  * every copy of an event (fan-out) holds a reference, and each sink settles its copy once. The
  * notifier resolves when every copy settled, with the worst status seen.
  */
-import { type ObjectValue, type Value, Timestamp, cloneValue, sizeOfValue, toJSON } from './value.js';
+import { type ObjectValue, type Value, Timestamp, cloneValue, sizeOfValue } from './value.js';
 
 /** Outcome of one event at one sink. `rejected` = permanent failure, `errored` = gave up retrying. */
 export type DeliveryStatus = 'delivered' | 'errored' | 'rejected';
@@ -192,11 +192,6 @@ export function settleAll(events: readonly Event[], status: DeliveryStatus): voi
     const m = events[i]!.meta;
     if (m.notifiers) m.settle(status);
   }
-}
-
-/** Plain JSON form of any event: log fields, or Vector's metric JSON. */
-export function eventToJSON(e: Event): unknown {
-  return e.type === 'log' ? toJSON(e.fields) : e.toJSON();
 }
 
 /** Attaches one notifier to every event of a freshly created batch. */

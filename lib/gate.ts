@@ -16,7 +16,6 @@ import {
   distinctUntilChanged,
   filter,
   first,
-  map,
   of,
   repeat,
 } from 'rxjs';
@@ -125,6 +124,3 @@ export function gatedScheduler(gate: Gate, inner: SchedulerLike = asyncScheduler
     },
   };
 }
-
-/** Maps a gate to its boolean state stream (helpers for tests and the API). */
-export const gateState$ = (g: Gate): Observable<boolean> => g.open$.pipe(map(Boolean));

@@ -19,8 +19,6 @@ export const ARRAY = 512;
 export const ANY_VALUE = 1023 & ~UNDEFINED;
 /** Every kind including undefined. */
 export const ALL = 1023;
-/** Every non-container kind. */
-export const SCALARS = BYTES | INTEGER | FLOAT | BOOLEAN | TIMESTAMP | REGEX | NULL;
 
 /** Compile-time kind of an expression. `fields`/`items` matter only when the OBJECT/ARRAY bit is set. */
 export class Kind {

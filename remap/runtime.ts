@@ -2,7 +2,7 @@
  * Runtime pieces of compiled remap programs: the per-run context, the error/abort/return signals
  * and the operators' value semantics (VRL's integer wrapping, float results, lossy equality).
  */
-import { type ObjectValue, type Value, Float, Timestamp, isObject, valueEquals } from '../lib/value.js';
+import { type Value, Float, Timestamp, isObject, valueEquals } from '../lib/value.js';
 import { valueKindName } from './kind.js';
 
 /** State of one program run: the event (`.`), its metadata (`%`) and variable slots. */
@@ -169,9 +169,3 @@ export function opAnd(a: Value, b: () => Value): Value {
 export function isFalsy(v: Value): boolean {
   return v === null || v === false;
 }
-
-/** Ensures an object to write a field into; replaces non-objects. */
-export function asObject(holder: Value): ObjectValue | undefined {
-  return isObject(holder) ? holder : undefined;
-}
-

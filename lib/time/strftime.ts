@@ -733,16 +733,6 @@ export function parseTimestamp(text: string, format: string, tz?: string): Times
   return compileFormat(format).parse(text, tz);
 }
 
-/** True when `format` compiles (no unknown specifier). */
-export function isValidFormat(format: string): boolean {
-  try {
-    compileFormat(format);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
 /** True when a format contains at least one specifier (`%…` other than `%%`, `%n`, `%t`). */
 export function hasSpecifiers(format: string): boolean {
   return compileItems(format).some((it) => it.t === 'num' || it.t === 'fixed');
