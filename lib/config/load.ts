@@ -12,7 +12,8 @@ import type { ComponentDef, ComponentKind } from '../component.js';
 import { ConfigError, type ConfigProblem } from '../errors.js';
 import { GlobalOptionsSchema, type GlobalOptions } from './global.js';
 import { interpolate } from './interpolate.js';
-import { mapIssue } from './issues.js';
+import { mapIssue, unknownHint } from './issues.js';
+import { type ConfigFormat, describeSyntaxError } from './syntax-error.js';
 
 export const SECTION: Record<ComponentKind, 'sources' | 'transforms' | 'sinks'> = {
   source: 'sources',
@@ -64,7 +65,7 @@ export function expandConfigPaths(paths: readonly string[], dirs: readonly strin
   return out;
 }
 
-type Format = 'toml' | 'yaml' | 'json';
+type Format = ConfigFormat;
 export function formatOf(file: string): Format | undefined {
   const ext = extname(file).toLowerCase();
   if (ext === '.toml') return 'toml';
@@ -88,8 +89,9 @@ export function parseConfigText(text: string, format: Format, file: string | und
     }
     return { file, data: data as Record<string, unknown> };
   } catch (err) {
-    const msg = (err as Error).message.split('\n')[0];
-    problems.push({ code: 'WEIR_ERR_CONFIG_SYNTAX', file, message: `invalid ${format.toUpperCase()}: ${msg}` });
+    // positions are in the interpolated text: its lines are the file's unless a variable's value
+    // holds a newline, its columns shift only where a variable on that line changed length
+    problems.push({ code: 'WEIR_ERR_CONFIG_SYNTAX', file, ...describeSyntaxError(err, format, interp.text) });
     return undefined;
   }
 }
@@ -205,12 +207,15 @@ export function buildConfig(files: readonly RawConfigFile[], catalog: Catalog): 
     const def = catalog.find(kind, type);
     if (!def) {
       const other = (['source', 'transform', 'sink'] as const).filter((k) => k !== kind && catalog.find(k, type));
+      const hint = other.length
+        ? ` ("${type}" is a ${other.join('/')} type); allowed ${SECTION[kind]} types: ${catalog.types(kind).join(', ')}`
+        : `; ${unknownHint(type, catalog.types(kind), `${SECTION[kind]} types`)}`;
       problems.push({
         code: 'WEIR_ERR_CONFIG_UNKNOWN_TYPE',
         file,
         component: where,
         path: 'type',
-        message: `unknown ${kind} type "${type}"${other.length ? ` ("${type}" is a ${other.join('/')} type)` : ''}; allowed ${SECTION[kind]} types: ${catalog.types(kind).join(', ')}`,
+        message: `unknown ${kind} type "${type}"${hint}`,
       });
       continue;
     }

@@ -24,10 +24,19 @@ const SINK = `[sinks.out]\ntype = "console"\ninputs = ["gen"]\nencoding.codec = 
 
 /** One case per kind of error: the config, then what the report must say (file is always checked). */
 const cases: { kind: string; text: string; ext?: string; expect: (string | RegExp)[] }[] = [
-  { kind: 'syntax error', text: `[sources.gen\ntype = 1`, expect: [/invalid TOML/] },
+  { kind: 'TOML syntax error, with line and column', text: SRC + `[sinks.out\ntype = "console"\n`, expect: [/c\d+\.toml:4:11: invalid TOML: /] },
+  { kind: 'TOML syntax error inside a value', text: SRC + `[sinks.out]\ntype = "console"\ninputs = ["gen"]\nencoding = { codec = "json" x = 1 }\n`, expect: [/c\d+\.toml:7:29: invalid TOML: expected comma or end of structure \[/] },
+  { kind: 'YAML syntax error, with line and column', ext: 'yaml', text: `sources:\n  gen:\n    type: demo_logs\n    lines: [a, b\nsinks: {}\n`, expect: [/c\d+\.yaml:5:1: invalid YAML: Flow sequence in block collection must be sufficiently indented and end with a \] \[/] },
+  { kind: 'JSON syntax error, with line and column', ext: 'json', text: `{\n  "sources": {\n    "gen": { "type": "demo_logs", }\n  }\n}\n`, expect: [/c\d+\.json:3:35: invalid JSON: Expected double-quoted property name \[/] },
+  { kind: 'JSON syntax error V8 reports without a position', ext: 'json', text: `{\n  "sources": {\n    "gen": { "type": }\n  }\n}\n`, expect: [/c\d+\.json:3:22: invalid JSON: Unexpected token '\}' \[/] },
   { kind: 'unknown component type', text: SRC + `[sinks.out]\ntype = "elasticsearchh"\ninputs = ["gen"]\n`, expect: ['sinks.out.type', 'unknown sink type "elasticsearchh"', 'allowed sinks types: ', 'console'] },
   { kind: 'missing required option', text: SRC + `[sinks.out]\ntype = "console"\ninputs = ["gen"]\n`, expect: ['sinks.out.encoding', 'missing required option'] },
   { kind: 'unknown option', text: SRC + SINK + `bogus = 1\n`, expect: ['sinks.out.bogus', 'unknown option', 'allowed options: type, inputs, target'] },
+  { kind: 'misspelt option', text: SRC + SINK + `buffer.max_event = 5\n`, expect: ['sinks.out.buffer.max_event: unknown option; did you mean "max_events"? ['] },
+  { kind: 'misspelt option with two letters swapped', text: SRC + SINK + `inptus = ["gen"]\n`, expect: ['sinks.out.inptus: unknown option; did you mean "inputs"? ['] },
+  { kind: 'misspelt component type', text: SRC + `[sinks.out]\ntype = "consloe"\ninputs = ["gen"]\n`, expect: ['sinks.out.type: unknown sink type "consloe"; did you mean "console"? ['] },
+  { kind: 'misspelt global option', text: `timezon = "UTC"\n` + SRC + SINK, expect: ['timezon: unknown option; did you mean "timezone"? ['] },
+  { kind: 'misspelt nested global option', text: `healthchecks.enable = false\n` + SRC + SINK, expect: ['healthchecks.enable: unknown option; did you mean "enabled"? ['] },
   { kind: 'wrong value type', text: `[sources.gen]\ntype = "demo_logs"\ninterval = "fast"\n` + SINK, expect: ['sources.gen.interval', 'must be a number; got "fast"'] },
   { kind: 'value outside an enum', text: SRC + `[sinks.out]\ntype = "console"\ninputs = ["gen"]\nencoding.codec = "xml"\n`, expect: ['sinks.out.encoding.codec', 'must be one of "json", ', 'got "xml"'] },
   { kind: 'number out of range', text: SRC + SINK + `buffer.max_events = 0\n`, expect: ['sinks.out.buffer.max_events', 'must be at least 1; got number 0'] },
@@ -50,7 +59,8 @@ const cases: { kind: string; text: string; ext?: string; expect: (string | RegEx
   { kind: 'unset environment variable', text: SRC + SINK.replace('"json"', '"${WEIR_TEST_UNSET_VAR}"'), expect: ['WEIR_TEST_UNSET_VAR is not set'] },
   { kind: 'no sinks', text: SRC, expect: ['no sinks defined'] },
   { kind: 'condition of an unknown type', text: SRC + `[transforms.f]\ntype = "filter"\ninputs = ["gen"]\ncondition = { type = "lua" }\n` + SINK.replace('["gen"]', '["f"]'), expect: ['transforms.f.condition.type', '"vrl", "search_query", "is_log", "is_metric", "is_trace"'] },
-  { kind: 'unknown global option', text: `data_dirr = "/tmp"\n` + SRC + SINK, expect: ['data_dirr', 'unknown option', 'data_dir'] },
+  { kind: 'unknown global option', text: `data_dirr = "/tmp"\n` + SRC + SINK, expect: ['data_dirr: unknown option; did you mean "data_dir"?'] },
+  { kind: 'unknown global option far from any', text: `pipeline_name = "x"\n` + SRC + SINK, expect: ['pipeline_name: unknown option; allowed options: data_dir, acknowledgements, '] },
   { kind: 'YAML with the same checks', ext: 'yaml', text: `sources:\n  gen:\n    type: demo_logs\n    format: jsonn\nsinks:\n  out:\n    type: console\n    inputs: [gen]\n    encoding: { codec: json }\n`, expect: ['sources.gen.format', 'must be one of "shuffle", "apache_common"'] },
   { kind: 'JSON with the same checks', ext: 'json', text: JSON.stringify({ sources: { gen: { type: 'demo_logs', count: -1 } }, sinks: { out: { type: 'blackhole', inputs: ['gen'] } } }), expect: ['sources.gen.count', 'must be at least 0'] },
 ];
