@@ -84,7 +84,8 @@ describe('peers: strict InfluxDB 2.x write server', () => {
   });
 
   it('answers a missing or wrong Authorization with 401', async () => {
-    for (const headers of [{}, { authorization: 'Token nope' }, { authorization: 'Bearer t0k3n' }, { authorization: 't0k3n' }]) {
+    const variants: Record<string, string>[] = [{}, { authorization: 'Token nope' }, { authorization: 'Bearer t0k3n' }, { authorization: 't0k3n' }];
+    for (const headers of variants) {
       const r = await post('org=acme&bucket=metrics', 'cpu value=1', headers);
       expect(r.status, JSON.stringify(headers)).to.equal(401);
     }
