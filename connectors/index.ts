@@ -6,6 +6,7 @@ import { internalMetricsSource } from './sources/internal_metrics/index.js';
 import { socketSource } from './sources/socket/index.js';
 import { stdinSource } from './sources/stdin/index.js';
 import { filterTransform } from './transforms/filter/index.js';
+import { logToMetricTransform } from './transforms/log_to_metric/index.js';
 import { routeTransform } from './transforms/route/index.js';
 import { reduceTransform } from './transforms/reduce/index.js';
 import { remapTransform } from './transforms/remap/index.js';
@@ -23,6 +24,7 @@ export const components: readonly ComponentDef[] = [
   socketSource,
   stdinSource,
   filterTransform,
+  logToMetricTransform,
   routeTransform,
   reduceTransform,
   remapTransform,

@@ -1,0 +1,56 @@
+/**
+ * Options of `log_to_metric` (Vector's transform): a list of metrics, each made from one log
+ * field. `increment_by_value` and `kind` belong to counters only (gauges are absolute, sets,
+ * histograms and summaries incremental), so on another type they are config errors.
+ */
+import * as v from 'valibot';
+import { inputsSchema } from '../../../lib/config/shared.js';
+import { parsePath } from '../../../lib/path.js';
+import { compileTemplate } from '../../../lib/template.js';
+
+/** Adds the thrown message as an issue when `check` throws. */
+const throwsNot = (check: (value: string) => unknown) =>
+  v.rawCheck<string>(({ dataset, addIssue }) => {
+    if (!dataset.typed) return;
+    try {
+      check(dataset.value);
+    } catch (err) {
+      addIssue({ message: (err as Error).message });
+    }
+  });
+
+const template = v.pipe(v.string(), throwsNot(compileTemplate));
+const tagValue = v.union([v.null(), template]);
+
+/** Options every metric type has. */
+const common = {
+  field: v.pipe(v.string(), v.minLength(1, 'must name a field'), throwsNot(parsePath), v.description('Log field the metric is made from.')),
+  name: v.optional(v.pipe(template, v.description('Metric name template; default the field path.'))),
+  namespace: v.optional(v.pipe(template, v.description('Metric namespace template.'))),
+  tags: v.optional(
+    v.pipe(v.record(v.string(), v.union([tagValue, v.array(tagValue)])), v.description('Tag name -> value template; null makes a bare tag, a list a multi-valued tag.')),
+  ),
+};
+
+const counter = v.strictObject({
+  type: v.literal('counter'),
+  ...common,
+  increment_by_value: v.optional(v.pipe(v.boolean(), v.description('Add the field value instead of 1.')), false),
+  kind: v.optional(v.picklist(['incremental', 'absolute']), 'incremental'),
+});
+const gauge = v.strictObject({ type: v.literal('gauge'), ...common });
+const set = v.strictObject({ type: v.literal('set'), ...common });
+const histogram = v.strictObject({ type: v.literal('histogram'), ...common });
+const summary = v.strictObject({ type: v.literal('summary'), ...common });
+
+/** One entry of `metrics`. */
+export const MetricConfig = v.variant('type', [counter, gauge, set, histogram, summary]);
+export type MetricConfig = v.InferOutput<typeof MetricConfig>;
+
+/** Options of log_to_metric. */
+export const LogToMetricConfig = v.strictObject({
+  type: v.literal('log_to_metric'),
+  inputs: inputsSchema,
+  metrics: v.pipe(v.array(MetricConfig), v.minLength(1, 'must list at least one metric')),
+});
+export type LogToMetricConfig = v.InferOutput<typeof LogToMetricConfig>;
