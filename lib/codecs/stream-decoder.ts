@@ -1,7 +1,8 @@
 /**
  * Framing + decoding for a byte-stream source, per connection: chunks in, one EventBatch out per
- * chunk (never per frame). Frame and decode errors are counted in `component_errors_total` and
- * logged (the logger rate-limits repeats); they never end the connection or the source.
+ * chunk (never per frame). Frame and decode errors are counted in `component_errors_total`
+ * (`error_code` `decoder_frame` / `decoder_deserialize`) and logged (the logger rate-limits
+ * repeats); they never end the connection or the source.
  */
 import type { ComponentContext } from '../component.js';
 import type { Event, EventBatch } from '../event.js';
@@ -30,7 +31,7 @@ export interface StreamDecoderOptions {
   readonly sourceType: string;
   readonly hostKey?: string | undefined;
   readonly portKey?: string | undefined;
-  /** Applies when the framing group sets no max_length. */
+  /** Frame limit when the framing group sets no max_length (not for length_delimited); default 8 MiB. */
   readonly defaultMaxLength?: number | undefined;
 }
 
@@ -53,10 +54,7 @@ export function streamDecoderFactory(ctx: ComponentContext, opts: StreamDecoderO
   });
   const onDiscard = (reason: FrameDiscard, bytes: number) => {
     frameErrors.add(1);
-    ctx.log.warn(reason === 'frame_too_long' ? 'Discarding frame longer than max_length.' : 'Discarding frame with an invalid length.', {
-      error_code: 'decoder_frame',
-      frame_bytes: bytes,
-    });
+    ctx.log.warn(DISCARD_MESSAGES[reason], { error_code: 'decoder_frame', reason, frame_bytes: bytes });
   };
   const now = () => new Timestamp(Math.floor(ctx.scheduler.now()), 0);
   return () => {
@@ -98,6 +96,13 @@ export function streamDecoderFactory(ctx: ComponentContext, opts: StreamDecoderO
     };
   };
 }
+
+/** One log message per discard reason (docs/limits.md); every discard counts in component_errors_total. */
+const DISCARD_MESSAGES: Readonly<Record<FrameDiscard, string>> = {
+  frame_too_long: 'Discarding frame longer than the framing limit (max_length or length_delimited.max_frame_length).',
+  invalid_length: 'Discarding frame with an invalid length.',
+  truncated: 'Discarding frame cut off by the end of the stream.',
+};
 
 const EMPTY: EventBatch = Object.freeze([]) as unknown as EventBatch;
 

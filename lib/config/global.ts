@@ -1,6 +1,7 @@
 /** Global options (reference §12.6), the top level of a config beside sources/transforms/sinks. */
 import * as v from 'valibot';
-import { proxySchema } from './shared.js';
+import { DEFAULT_MAX_DECOMPRESSED_BYTES } from '../net/compression.js';
+import { posint, proxySchema } from './shared.js';
 
 export const GlobalOptionsSchema = v.strictObject({
   data_dir: v.optional(v.string(), '/var/lib/weir/'),
@@ -32,6 +33,7 @@ export const GlobalOptionsSchema = v.strictObject({
   ),
   wildcard_matching: v.optional(v.picklist(['strict', 'relaxed']), 'strict'),
   expire_metrics_secs: v.optional(v.number()),
+  max_decompressed_bytes: v.optional(posint(), DEFAULT_MAX_DECOMPRESSED_BYTES), // docs/limits.md
 });
 export type GlobalOptions = v.InferOutput<typeof GlobalOptionsSchema>;
 
