@@ -30,18 +30,22 @@ export interface BatchEncoder {
 export function createBatchEncoder(encoding: EncodingConfig, framing: FramingConfig, logSchema: LogSchemaKeys = DEFAULT_LOG_SCHEMA): BatchEncoder {
   const serializer = createSerializer(encoding, logSchema);
   const framer = createFramer(framing, encoding.codec);
+  // a binary codec (native) frames each payload; text codecs are framed as one string per batch
+  const isBinary = serializer.isBinary;
   return {
     serializer,
     framer,
     encode(events) {
       const texts: string[] = [];
+      const payloads: Buffer[] | undefined = isBinary ? [] : undefined;
       let encoded: Event[] = events as Event[];
       let failed: Event[] = [];
       let reason: string | undefined;
       for (let i = 0; i < events.length; i++) {
         const e = events[i]!;
         try {
-          texts.push(serializer.serializeText(e));
+          if (payloads) payloads.push(framer.frame(serializer.serialize(e)));
+          else texts.push(serializer.serializeText(e));
           if (failed.length > 0) encoded.push(e);
         } catch (err) {
           // any error while encoding one event (an unencodable value, a stack overflow on a hostile
@@ -51,7 +55,7 @@ export function createBatchEncoder(encoding: EncodingConfig, framing: FramingCon
           reason ??= (err as Error).message;
         }
       }
-      return { bytes: framer.frameTexts(texts), encoded, failed, reason };
+      return { bytes: payloads ? Buffer.concat(payloads) : framer.frameTexts(texts), encoded, failed, reason };
     },
     encodeEach(events) {
       const frames: Buffer[] = [];
@@ -60,7 +64,7 @@ export function createBatchEncoder(encoding: EncodingConfig, framing: FramingCon
       let reason: string | undefined;
       for (const e of events) {
         try {
-          frames.push(framer.frameTexts([serializer.serializeText(e)]));
+          frames.push(isBinary ? framer.frame(serializer.serialize(e)) : framer.frameTexts([serializer.serializeText(e)]));
           encoded.push(e);
         } catch (err) {
           failed.push(e);

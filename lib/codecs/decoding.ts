@@ -9,12 +9,23 @@ import * as v from 'valibot';
 import { EventMetadata, LogEvent, type Event, eventSize } from '../event.js';
 import { Float, type ObjectValue, type Timestamp } from '../value.js';
 import { DEFAULT_LOG_SCHEMA, type LogSchemaKeys } from './encoding.js';
+import type { FramingConfig } from './framing.js';
+import { type NativeReadOptions, readNativeJson } from './native-json.js';
+import { readNative } from './native-proto.js';
 import { parseSyslog, syslogToFields } from './syslog.js';
 
 /** Every deserializer weir has (spec 02 §2.1 `decoding.codec`). */
-export const DECODING_CODECS = ['bytes', 'json', 'syslog'] as const;
+export const DECODING_CODECS = ['bytes', 'json', 'syslog', 'native_json', 'native'] as const;
 /** One deserializer name. */
 export type DecodingCodec = (typeof DECODING_CODECS)[number];
+
+/**
+ * The framing a stream source uses when the user sets none: length-delimited for `native`
+ * (protobuf frames may hold any byte), newline-delimited for every text codec (as Vector).
+ */
+export function defaultDecodingFraming(codec: DecodingCodec): FramingConfig {
+  return codec === 'native' ? { method: 'length_delimited' } : { method: 'newline_delimited' };
+}
 
 /** A validated `decoding` group. */
 export interface DecodingConfig {
@@ -141,6 +152,33 @@ export function createDeserializer(decoding: DecodingConfig, opts: DeserializerO
           return eventSize(e);
         },
       };
+    case 'native_json':
+    case 'native': {
+      const native: NativeReadOptions = { sourceId, sourceType, messageKey: mk };
+      const isProto = decoding.codec === 'native';
+      return {
+        codec: decoding.codec,
+        decode(buf, start, end, stamp, out) {
+          const first = out.length;
+          try {
+            if (isProto) readNative(buf, start, end, native, out);
+            else readNativeJson(buf.toString('utf8', start, end), native, out);
+          } catch (err) {
+            // a frame is decoded whole or not at all
+            out.length = first;
+            throw new DecodeError(`invalid ${decoding.codec} frame: ${(err as Error).message}`);
+          }
+          let size = 0;
+          for (let i = first; i < out.length; i++) {
+            const e = out[i]!;
+            // Vector's sources add their fields to logs of any codec, where the event has none
+            if (e.type === 'log') enrich(e.fields, stamp);
+            size += eventSize(e);
+          }
+          return size;
+        },
+      };
+    }
     case 'syslog': {
       const timezone = opts.timezone;
       return {

@@ -13,11 +13,13 @@ import { EncodeError, toGelf } from './gelf.js';
 import { type TimestampFormat, valueToJSONText } from './json.js';
 import { encodeLogfmt } from './logfmt.js';
 import { metricToText } from './metric-text.js';
+import { nativeJsonLogText, nativeJsonMetricText } from './native-json.js';
+import { encodeNative } from './native-proto.js';
 
 export { EncodeError } from './gelf.js';
 
 /** Every serializer weir has; each sink allows a subset. */
-export const ENCODING_CODECS = ['json', 'ndjson', 'text', 'logfmt', 'raw_message', 'gelf', 'native_json'] as const;
+export const ENCODING_CODECS = ['json', 'ndjson', 'text', 'logfmt', 'raw_message', 'gelf', 'native_json', 'native'] as const;
 /** One serializer name. */
 export type EncodingCodec = (typeof ENCODING_CODECS)[number];
 
@@ -100,9 +102,11 @@ export interface Serializer {
   readonly codec: EncodingCodec;
   /** MIME type of one encoded event (and of a body made of them, for text codecs). */
   readonly contentType: string;
+  /** A binary codec (`native`): use {@link serialize}; its serializeText throws. */
+  readonly isBinary: boolean;
   /** The encoded event; throws {@link EncodeError} when the codec's rules reject it (GELF). */
   serialize(e: Event): Buffer;
-  /** Same as {@link serialize} as text (every codec here is text); framing joins these. */
+  /** Same as {@link serialize} as text (every codec but `native` is text); framing joins these. */
   serializeText(e: Event): string;
 }
 
@@ -114,6 +118,7 @@ const CONTENT_TYPES: Record<EncodingCodec, string> = {
   raw_message: 'text/plain',
   gelf: 'application/json',
   native_json: 'application/json',
+  native: 'application/octet-stream',
 };
 
 /** Compiles an `encoding` group once; `logSchema` names the message and host fields. */
@@ -132,8 +137,19 @@ export function createSerializer(encoding: EncodingConfig, logSchema: LogSchemaK
       text = (e) => (e.type === 'log' ? valueToJSONText(fieldsOf(e.fields), format) : metricJSON(e));
       break;
     case 'native_json':
-      text = (e) => (e.type === 'log' ? '{"log":' + valueToJSONText(fieldsOf(e.fields), format) + '}' : '{"metric":' + metricJSON(e) + '}');
+      // Vector's shape: full tag sets whatever metric_tag_values says, floats that stay floats
+      text = (e) => (e.type === 'log' ? nativeJsonLogText(fieldsOf(e.fields), format) : nativeJsonMetricText(e));
       break;
+    case 'native':
+      return {
+        codec: 'native',
+        contentType: CONTENT_TYPES.native,
+        isBinary: true,
+        serialize: (e) => encodeNative(e, e.type === 'log' ? fieldsOf(e.fields) : undefined, format),
+        serializeText: () => {
+          throw new EncodeError('native is a binary codec');
+        },
+      };
     case 'text':
       text = (e) => {
         if (e.type === 'metric') return metricToText(e);
@@ -161,6 +177,7 @@ export function createSerializer(encoding: EncodingConfig, logSchema: LogSchemaK
   return {
     codec: encoding.codec,
     contentType: CONTENT_TYPES[encoding.codec],
+    isBinary: false,
     serializeText: text,
     serialize: (e) => Buffer.from(text(e), 'utf8'),
   };

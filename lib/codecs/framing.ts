@@ -114,9 +114,10 @@ export function framingSchema<const M extends readonly [FramingMethod, ...Framin
   );
 }
 
-/** The stream framing a codec implies when none is configured (gelf: NUL-delimited). */
+/** The stream framing a codec implies when none is configured (gelf: NUL-delimited; native: length-delimited). */
 export function defaultStreamFraming(codec: EncodingCodec): FramingConfig {
   if (codec === 'gelf') return { method: 'character_delimited', character_delimited: { delimiter: '\0' } };
+  if (codec === 'native') return { method: 'length_delimited' };
   return { method: 'newline_delimited' };
 }
 

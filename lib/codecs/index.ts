@@ -37,6 +37,7 @@ export {
   type DecodingCodec,
   type DecodingConfig,
   DecodeError,
+  defaultDecodingFraming,
   type Deserializer,
   type DeserializerOptions,
   type Stamp,
@@ -50,3 +51,5 @@ export { type GelfKeys, toGelf } from './gelf.js';
 export { metricToText } from './metric-text.js';
 export { type SyslogMessage, parseSyslog, syslogToFields } from './syslog.js';
 export { type StreamDecoder, type StreamDecoderOptions, receivedBytesCounter, streamDecoderFactory } from './stream-decoder.js';
+export { floatToken, nativeJsonLogText, nativeJsonMetricText, parseJsonValue, readNativeJson, type NativeReadOptions } from './native-json.js';
+export { encodeNative, readNative } from './native-proto.js';

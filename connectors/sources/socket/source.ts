@@ -8,7 +8,7 @@ import { createSocket } from 'node:dgram';
 import { lstatSync, rmSync } from 'node:fs';
 import { type Server, type Socket, createServer } from 'node:net';
 import { Observable, type Subscriber, type Subscription } from 'rxjs';
-import { receivedBytesCounter, streamDecoderFactory } from '../../../lib/codecs/index.js';
+import { defaultDecodingFraming, receivedBytesCounter, streamDecoderFactory } from '../../../lib/codecs/index.js';
 import type { SourceContext } from '../../../lib/component.js';
 import type { EventBatch } from '../../../lib/event.js';
 import { whenOpen } from '../../../lib/gate.js';
@@ -23,8 +23,8 @@ export function buildSocketSource(config: SocketSourceConfig, ctx: SourceContext
 
 function decoderFor(config: SocketSourceConfig, ctx: SourceContext, stream: boolean) {
   return streamDecoderFactory(ctx, {
-    // streams default to lines, datagrams to one frame each (Vector's defaults)
-    framing: config.framing ?? { method: stream ? 'newline_delimited' : 'bytes' },
+    // streams default to the codec's framing (lines; length-delimited for native), datagrams to one frame each (Vector's defaults)
+    framing: config.framing ?? (stream ? defaultDecodingFraming(config.decoding.codec) : { method: 'bytes' }),
     decoding: config.decoding,
     sourceType: 'socket',
     hostKey: config.host_key,

@@ -5,7 +5,7 @@
 import { hostname } from 'node:os';
 import type { Readable } from 'node:stream';
 import { Observable } from 'rxjs';
-import { receivedBytesCounter, streamDecoderFactory } from '../../../lib/codecs/index.js';
+import { defaultDecodingFraming, receivedBytesCounter, streamDecoderFactory } from '../../../lib/codecs/index.js';
 import type { SourceContext } from '../../../lib/component.js';
 import type { EventBatch } from '../../../lib/event.js';
 import { whenOpen } from '../../../lib/gate.js';
@@ -15,7 +15,7 @@ import type { StdinSourceConfig } from './config.js';
 export function buildStdinSource(config: StdinSourceConfig, ctx: SourceContext, input: Readable = process.stdin): Observable<EventBatch> {
   return new Observable<EventBatch>((subscriber) => {
     const decoder = streamDecoderFactory(ctx, {
-      framing: config.framing,
+      framing: config.framing.method === undefined ? { ...config.framing, ...defaultDecodingFraming(config.decoding.codec) } : config.framing,
       decoding: config.decoding,
       sourceType: 'stdin',
       hostKey: config.host_key,

@@ -91,7 +91,7 @@ describe('console sink', () => {
   it('config: codec is required and the error lists allowed codecs', () => {
     const r = v.safeParse(ConsoleSinkConfig, { type: 'console', inputs: ['in'], encoding: { codec: 'csv' } });
     const msg = r.issues!.flatMap((i) => mapIssue(ConsoleSinkConfig, i)).map((m) => `${m.path}: ${m.message}`);
-    expect(msg).to.deep.equal(['encoding.codec: must be one of "json", "ndjson", "text", "logfmt", "raw_message", "gelf", "native_json"; got "csv"']);
+    expect(msg).to.deep.equal(['encoding.codec: must be one of "json", "ndjson", "text", "logfmt", "raw_message", "gelf", "native_json", "native"; got "csv"']);
     expect(parse({ encoding: { codec: 'json' } }).target).to.equal('stdout');
     expect(consoleSink.type).to.equal('console');
   });

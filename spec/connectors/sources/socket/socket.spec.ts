@@ -7,7 +7,8 @@ import { join } from 'node:path';
 import type { Subscription } from 'rxjs';
 import * as v from 'valibot';
 import { mapIssue } from '../../../../lib/config/issues.js';
-import type { EventBatch, LogEvent } from '../../../../lib/event.js';
+import { createBatchEncoder } from '../../../../lib/codecs/index.js';
+import { type EventBatch, type LogEvent, logEvent } from '../../../../lib/event.js';
 import { Float, Timestamp } from '../../../../lib/value.js';
 import { SocketSourceConfig, socketSource } from '../../../../connectors/sources/socket/index.js';
 import { until } from '../../../helpers/wait.js';
@@ -114,6 +115,19 @@ describe('socket source', () => {
     await until(() => r.events().length === 2, 5000, 'two events');
     expect(r.events().map((e) => e.fields.message)).to.deep.equal(['short', 'ok']);
     expect(r.ctx.metric('component_errors_total', { error_code: 'decoder_frame' })).to.equal(1);
+  });
+
+  it('tcp: native decoding reads length-delimited frames when no framing is set; a log with peer fields gets host and port', async () => {
+    const r = await start({ mode: 'tcp', address: '127.0.0.1:0', decoding: { codec: 'native' }, port_key: 'port' });
+    const c = await tcpClient(r.port);
+    const clientPort = c.localPort;
+    const frames = createBatchEncoder({ codec: 'native' }, {}).encode([logEvent({ message: 'one\ntwo', n: new Float(1) }), logEvent({ message: 'three' })]).bytes;
+    c.end(frames);
+    await until(() => r.events().length === 2, 5000, 'two events');
+    // a newline inside a message does not split it: the frames are length-delimited
+    expect(r.events().map((e) => e.fields.message)).to.deep.equal(['one\ntwo', 'three']);
+    expect(r.events()[0]!.fields).to.deep.include({ n: new Float(1), host: '127.0.0.1', port: clientPort, source_type: 'socket' });
+    expect(r.ctx.metric('component_errors_total')).to.equal(0);
   });
 
   it('tcp: octet counting framing with syslog decoding', async () => {
@@ -248,7 +262,7 @@ describe('socket source', () => {
       ['bad address', { mode: 'udp', address: 'nope' }, 'address: "nope" is not host:port'],
       ['unix_datagram is refused', { mode: 'unix_datagram', path: '/tmp/x' }, 'mode: mode "unix_datagram" is not supported'],
       ['receive_buffer_bytes only for udp', { mode: 'tcp', address: '0.0.0.0:1', receive_buffer_bytes: 10 }, 'receive_buffer_bytes: receive_buffer_bytes is supported only for udp'],
-      ['bad decoding codec', { mode: 'tcp', address: '0.0.0.0:1', decoding: { codec: 'xml' } }, 'decoding.codec: must be one of "bytes", "json", "syslog"; got "xml"'],
+      ['bad decoding codec', { mode: 'tcp', address: '0.0.0.0:1', decoding: { codec: 'xml' } }, 'decoding.codec: must be one of "bytes", "json", "syslog", "native_json", "native"; got "xml"'],
       ['bad framing method', { mode: 'tcp', address: '0.0.0.0:1', framing: { method: 'x' } }, 'framing.method: must be one of'],
     ];
     for (const [name, opts, expected] of table) {
