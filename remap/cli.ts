@@ -10,7 +10,7 @@ import { CompileError, compile, formatDiagnostics } from './index.js';
 import { VrlRegex } from './regex.js';
 import { kindOfValue } from './kind.js';
 import { functionListText } from './reference.js';
-import { encodeJson, parseJsonText } from './stdlib/util.js';
+import { encodeJson, parseJsonText } from './stdlib/json-codec.js';
 
 /** The `weir vrl --functions` text: each built-in function's signature and description. */
 export function listFunctions(): string {

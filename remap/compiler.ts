@@ -4,7 +4,7 @@
  * fallibility, and updates the state. Compile-time rejections are VRL's (E100, E103, E630, ...).
  */
 import { type ObjectValue, type Value, Float, Timestamp, cloneValue, isObject, valueEquals } from '../lib/value.js';
-import type { AssignTarget, Expr, Segment } from './ast.js';
+import type { AssignTarget, Closure, Expr, Segment } from './ast.js';
 import {
   COERCE_HINT,
   COERCE_NOTE,
@@ -16,7 +16,7 @@ import {
   primary,
   secondary,
 } from './diagnostic.js';
-import { type ArgInfo, type CallEnv, type FnDef, FunctionCompileError, type QueryRef } from './function.js';
+import { type ArgInfo, type CallEnv, type ClosureDecl, type FnDef, FunctionCompileError, type Param, type QueryRef } from './function.js';
 import * as K from './kind.js';
 import { type Kind, type KSeg, kindAt, kindSet, union } from './kind.js';
 import { VrlRegex } from './regex.js';
@@ -48,6 +48,37 @@ interface C {
   readonly constant?: Value;
   readonly isConstant: boolean;
 }
+
+type CallExpr = Expr & { k: 'call' };
+type QueryExpr = Expr & { k: 'query' };
+
+/** An argument bound to its parameter; undefined when omitted. */
+type ArgSlot = { readonly expr: Expr; readonly span: Span } | undefined;
+
+/** The first argument of a call whose kind the compiler could not prove accepted (for E103's hint). */
+interface ArgKindMismatch {
+  readonly span: Span;
+  readonly param: string;
+  readonly want: number;
+  readonly got: number;
+}
+
+/** A call's compiled arguments, one entry per parameter. */
+interface CompiledArgs {
+  readonly infos: readonly ArgInfo[];
+  /** Evaluates a value argument; undefined for omitted and path arguments. */
+  readonly runs: readonly (Run | undefined)[];
+  /** Path arguments, handed to the function as references. */
+  readonly queries: readonly (QueryRef | undefined)[];
+  /** Kinds to check at run time where some of the argument's kinds are not accepted. */
+  readonly checks: readonly (number | undefined)[];
+  /** E110 of the first such argument: it makes the call fallible. */
+  readonly typeFallible: Diagnostic | undefined;
+  readonly kindMismatch: ArgKindMismatch | undefined;
+}
+
+/** A compiled closure: binds its parameters to these values and runs the body. */
+type ClosureRun = (ctx: Ctx, vals: Value[]) => Value;
 
 /** Compile-time type state: kinds of the event, the metadata and every variable slot. */
 export class TypeState {
@@ -304,7 +335,7 @@ export class Compiler {
   private closureReturns: Kind[][] = [];
   private abortable = false;
   /** First argument of the last compiled call whose kind is not verifiably accepted. */
-  private lastArgKindError: { span: Span; param: string; want: number; got: number } | undefined;
+  private lastArgKindError: ArgKindMismatch | undefined;
 
   constructor(
     readonly src: string,
@@ -1087,17 +1118,42 @@ export class Compiler {
 
   // ---------------------------------------------------------------- function calls
 
-  private call(e: Expr & { k: 'call' }, st: TypeState, sc: Scope): C {
-    const def = this.opts.functions.get(e.name);
-    if (!def) {
-      const guess = suggest(e.name, [...this.opts.functions.keys()]);
-      const labels = [primary('undefined function', e.nameSpan)];
-      if (guess) labels.push(primary(`did you mean "${guess}"?`, e.nameSpan));
-      this.fail(this.err(105, 'call to undefined function', labels, [codeNote(105)]));
+  /** A call, step by step in the order its diagnostics are reported: function, argument binding, closure presence, arguments, static validation, closure body, fallibility and result kind. */
+  private call(e: CallExpr, st: TypeState, sc: Scope): C {
+    const def = this.resolveFunction(e);
+    const slots = this.bindArguments(e, def.params);
+    this.checkClosureGiven(e, def);
+    // del() types its result by the event as it was before the call
+    const targetBefore = st.target;
+    const args = this.compileArguments(e, def.params, slots, st, sc);
+    const prepared = this.prepareCall(e, def, args.infos);
+    const closure = e.closure && def.closure ? this.compileClosure(e.closure, def.closure, args.infos, st, sc) : undefined;
+    this.lastArgKindError = args.kindMismatch;
+    if (def.name === 'del' && args.queries.some((q) => q?.isExternal)) this.mutatesExternal = true;
+    const fallible = this.callFallible(e, def, args);
+    let kind = typeof def.returns === 'function' ? def.returns(args.infos) : def.returns;
+    if (def.name === 'del' && args.queries[0]) kind = this.deleteEffects(slots[0]!.expr as QueryExpr, st, sc, targetBefore);
+    if (def.noEval) {
+      const prep = prepared as Value;
+      return { run: () => prep, kind, fallible, isConstant: false };
     }
-    const params = def.params;
-    // map arguments onto parameters
-    const slots: ({ expr: Expr; span: Span } | undefined)[] = new Array(params.length).fill(undefined);
+    return { run: callRun(def, args, prepared, closure, e.name, this.src, e.span), kind, fallible, isConstant: false };
+  }
+
+  /** The declaration of the called function; E105, with the closest name, when there is none. */
+  private resolveFunction(e: CallExpr): FnDef {
+    const def = this.opts.functions.get(e.name);
+    if (def) return def;
+    // candidates in name order: the suggestion does not depend on how the function list is assembled
+    const guess = suggest(e.name, [...this.opts.functions.keys()].sort());
+    const labels = [primary('undefined function', e.nameSpan)];
+    if (guess) labels.push(primary(`did you mean "${guess}"?`, e.nameSpan));
+    return this.fail(this.err(105, 'call to undefined function', labels, [codeNote(105)]));
+  }
+
+  /** Maps keyword and positional arguments onto the parameters (E108, E106), then checks the required ones are there (E107). */
+  private bindArguments(e: CallExpr, params: readonly Param[]): ArgSlot[] {
+    const slots: ArgSlot[] = new Array(params.length).fill(undefined);
     let positional = 0;
     for (const a of e.args) {
       if (a.name !== undefined) {
@@ -1137,22 +1193,28 @@ export class Compiler {
         this.fail(this.err(107, 'missing function argument', [primary(`required argument missing: "${p.name}" (position ${i})`, e.span)], [codeNote(107)]));
       }
     });
+    return slots;
+  }
+
+  /** A closure is given exactly when the function takes one (E109, E111). */
+  private checkClosureGiven(e: CallExpr, def: FnDef): void {
     if (e.closure && !def.closure) {
       this.fail(this.err(109, 'unexpected closure', [primary('unexpected closure', e.closure.span), secondary('this function does not accept a closure', e.span)], [codeNote(109)]));
     }
     if (!e.closure && def.closure) {
       this.fail(this.err(111, 'function argument missing closure', [primary('this function expects a closure', e.span)], [codeNote(111)]));
     }
+  }
 
-    // compile arguments; their fallibility is an error of its own (E630)
+  /** Compiles each argument against its parameter: a fallible argument is an error of its own (E630), a kind never accepted is E110. */
+  private compileArguments(e: CallExpr, params: readonly Param[], slots: readonly ArgSlot[], st: TypeState, sc: Scope): CompiledArgs {
     const pre = this.pending.length;
-    const before = st.clone();
     const infos: ArgInfo[] = [];
     const runs: (Run | undefined)[] = [];
     const queries: (QueryRef | undefined)[] = [];
     const checks: (number | undefined)[] = [];
     let typeFallible: Diagnostic | undefined;
-    let argKindInfo: { span: Span; param: string; want: number; got: number } | undefined;
+    let kindMismatch: ArgKindMismatch | undefined;
     for (let i = 0; i < params.length; i++) {
       const p = params[i]!;
       const a = slots[i];
@@ -1164,17 +1226,9 @@ export class Compiler {
         continue;
       }
       if (p.query) {
-        if (a.expr.k !== 'query') {
-          this.fail(
-            this.err(610, 'function compilation error: error[E400] unexpected expression', [primary(`unexpected expression for argument "${p.name}"`, a.span), secondary('expected: query', a.span)]),
-          );
-        }
-        const q = a.expr;
-        const c = this.query(q, st, sc);
-        queries.push(this.queryRef(q, sc, st));
-        const rootKind =
-          q.target.kind === 'event' ? st.target : q.target.kind === 'meta' ? st.meta : q.target.kind === 'var' ? st.locals.get(sc.lookup(q.target.name) ?? -1) ?? K.K_NULL : K.ANY;
-        infos.push({ present: true, kind: c.kind, isConstant: false, fallible: false, rootKind, path: q.path.map(toKSeg) });
+        const q = this.queryArgument(p, a, st, sc);
+        queries.push(q.ref);
+        infos.push(q.info);
         runs.push(undefined);
         checks.push(undefined);
         continue;
@@ -1197,10 +1251,11 @@ export class Compiler {
       if (c.kind.bits !== 0 && (got & p.kind) === 0 && p.kind !== K.ALL) {
         this.fail(this.argKindError(110, 'invalid argument type', e, a, p.name, p.kind, c.kind.bits));
       }
+      // some of the argument's kinds are not accepted: checked at run time, and the call becomes fallible
       const needsCheck = c.kind.bits !== 0 && (got & ~p.kind) !== 0 && (p.kind & K.ANY_VALUE) !== K.ANY_VALUE;
       if (needsCheck && !typeFallible) {
         typeFallible = this.argKindError(110, 'invalid argument type', e, a, p.name, p.kind, c.kind.bits);
-        argKindInfo = { span: a.span, param: p.name, want: p.kind, got: c.kind.bits };
+        kindMismatch = { span: a.span, param: p.name, want: p.kind, got: c.kind.bits };
       }
       checks.push(needsCheck ? p.kind : undefined);
       infos.push({ present: true, kind: c.kind, isConstant: c.isConstant, ...(c.isConstant ? { constant: c.constant! } : {}), fallible: c.fallible });
@@ -1208,168 +1263,138 @@ export class Compiler {
       queries.push(undefined);
     }
     this.pending.length = pre;
-
-    let prepared: unknown;
-    if (def.prepare) {
-      try {
-        prepared = def.prepare(infos);
-      } catch (x) {
-        if (!(x instanceof FunctionCompileError)) throw x;
-        // same-span labels render in VRL's order only when inserted as: first, last, middle
-        const labels = [primary(x.argName ? `invalid argument "${x.argName}"` : x.message, e.span)];
-        if (x.received !== undefined) labels.push(primary(`received: ${x.received}`, e.span));
-        if (x.argName) labels.push(primary(`error: ${x.message}`, e.span));
-        this.fail(this.err(610, 'function compilation error: error[E403] invalid argument', labels, [codeNote(403)]));
-      }
-    }
-
-    // closure
-    let closureRun: ((ctx: Ctx, vals: Value[]) => Value) | undefined;
-    if (e.closure && def.closure) {
-      const decl = def.closure;
-      if (e.closure.params.length !== decl.arity) {
-        this.fail(
-          this.err(120, 'function closure arity mismatch', [
-            primary(`this function requires a closure with ${decl.arity} argument(s)`, e.closure.span),
-            secondary(`but ${e.closure.params.length} argument(s) are supplied`, e.closure.span),
-          ]),
-        );
-      }
-      const kinds = decl.params(infos);
-      const inner = new Scope(sc);
-      const pslots = e.closure.params.map((p, i) => {
-        const slot = this.newSlot(p.name || `_closure${this.slotNames.length}`, inner);
-        st.locals.set(slot, kinds[i] ?? K.ANY);
-        return slot;
-      });
-      const bodyState = st.clone();
-      const returns: Kind[] = [];
-      this.closureReturns.push(returns);
-      let body: C;
-      try {
-        body = this.block(e.closure.body.exprs, bodyState, inner);
-      } finally {
-        this.closureReturns.pop();
-      }
-      // a `return` inside the closure is one of its results
-      for (const r of returns) body = { ...body, kind: union(body.kind, r) };
-      st.assignFrom(st.merge(bodyState));
-      if (body.fallible) {
-        // closures must handle their own errors
-        const p = this.pending.splice(pre);
-        this.diags.push(...p);
-      }
-      if (decl.returns !== undefined && body.kind.bits !== 0 && !body.kind.isOnly(decl.returns) && !body.kind.isNever) {
-        this.fail(
-          this.err(122, 'type mismatch in closure return type', [
-            primary('block returns invalid value type', e.closure.body.span),
-            secondary(`expected: ${K.kindName(decl.returns)}`, e.closure.body.span),
-            secondary(`received: ${K.kindName(body.kind.bits)}`, e.closure.body.span),
-          ]),
-        );
-      }
-      const brun = body.run;
-      // parameters alias the iterated container: copy them only when the body writes into them
-      const copyParams = mutatesVars(new Set(e.closure.params.map((p) => p.name).filter(Boolean)), e.closure.body);
-      closureRun = (ctx, vals) => {
-        for (let i = 0; i < pslots.length; i++) {
-          const v = vals[i] ?? null;
-          ctx.vars[pslots[i]!] = copyParams && isContainer(v) ? cloneValue(v) : v;
-        }
-        try {
-          return brun(ctx);
-        } catch (x) {
-          if (x instanceof ReturnSignal) return x.value;
-          throw x;
-        }
-      };
-    }
-
-    this.lastArgKindError = argKindInfo;
-    const intrinsic = typeof def.fallible === 'function' ? def.fallible(infos) : def.fallible === true;
-    let fallible = intrinsic || typeFallible !== undefined;
-    if (queries.some((q) => q?.isExternal) && def.name === 'del') this.mutatesExternal = true;
-    if (e.abort) {
-      this.abortable = true;
-      if (!fallible) {
-        this.warnings.push(
-          new Diagnostic(
-            'warning',
-            620,
-            "can't abort infallible function",
-            [primary("this function can't fail", e.nameSpan), secondary('remove this abort (!) instruction', [e.nameSpan[1], e.nameSpan[1] + 1])],
-            [ERROR_HANDLING_NOTE],
-          ),
-        );
-      }
-      fallible = false;
-    } else if (typeFallible) this.pending.push(typeFallible);
-
-    let kind = typeof def.returns === 'function' ? def.returns(infos) : def.returns;
-    if (def.name === 'del' && queries[0]) {
-      const q = slots[0]!.expr as Expr & { k: 'query' };
-      const ks = q.path.map(toKSeg);
-      if (q.target.kind === 'event') st.target = ks.length ? K.kindRemove(st.target, ks) : K.K_NULL;
-      else if (q.target.kind === 'meta') st.meta = ks.length ? K.kindRemove(st.meta, ks) : K.K_NULL;
-      else if (q.target.kind === 'var') {
-        const slot = sc.lookup(q.target.name);
-        if (slot !== undefined) st.locals.set(slot, ks.length ? K.kindRemove(st.locals.get(slot) ?? K.K_NULL, ks) : K.K_NULL);
-      }
-      kind = K.undefinedToNull(kindAt(before.target, ks));
-      if (q.target.kind !== 'event') kind = K.ANY.without(K.UNDEFINED);
-    }
-
-    const name = e.name;
-    const src = this.src;
-    const span = e.span;
-    let prefix: string | undefined;
-    const wrap = (x: unknown): never => {
-      if (x instanceof VrlError) {
-        prefix ??= `function call error for "${name}" at (${byteOffset(src, span[0])}:${byteOffset(src, span[1])}): `;
-        throw new VrlError(prefix + x.message);
-      }
-      throw x;
-    };
-    const n = params.length;
-    const env: { ctx: Ctx; closure: ((...p: Value[]) => Value) | undefined; prepared: unknown } = { ctx: undefined as unknown as Ctx, closure: undefined, prepared };
-    const hasChecks = checks.some((c) => c !== undefined);
-    const impl = def.call;
-    const cr = closureRun;
-    if (def.noEval) {
-      const prep = prepared as Value;
-      return { run: () => prep, kind, fallible, isConstant: false };
-    }
-    const run: Run = (ctx) => {
-      const vals = new Array<Value | undefined>(n);
-      for (let i = 0; i < n; i++) {
-        const r = runs[i];
-        if (r) vals[i] = r(ctx);
-        else {
-          const q = queries[i];
-          vals[i] = q ? (q as unknown as Value) : undefined;
-        }
-      }
-      if (hasChecks) {
-        for (let i = 0; i < n; i++) {
-          const want = checks[i];
-          if (want === undefined) continue;
-          const v = vals[i];
-          if (v === undefined) continue;
-          if ((K.kindOfValue(v).bits & want) === 0) wrap(new VrlError(`expected ${K.kindName(want)}, got ${K.valueKindName(v)}`));
-        }
-      }
-      env.ctx = ctx;
-      if (cr) env.closure = (...p: Value[]) => cr(ctx, p);
-      try {
-        return impl(vals, env as CallEnv);
-      } catch (x) {
-        return wrap(x);
-      }
-    };
-    return { run, kind, fallible, isConstant: false };
+    return { infos, runs, queries, checks, typeFallible, kindMismatch };
   }
 
-  private argKindError(code: number, title: string, e: Expr & { k: 'call' }, a: { expr: Expr; span: Span }, pname: string, want: number, got: number): Diagnostic {
+  /** A path argument (`del(.a)`): must be a query (E610 with E400's labels); the call receives a reference to it. */
+  private queryArgument(p: Param, a: NonNullable<ArgSlot>, st: TypeState, sc: Scope): { ref: QueryRef; info: ArgInfo } {
+    if (a.expr.k !== 'query') {
+      this.fail(
+        this.err(610, 'function compilation error: error[E400] unexpected expression', [primary(`unexpected expression for argument "${p.name}"`, a.span), secondary('expected: query', a.span)]),
+      );
+    }
+    const q = a.expr;
+    const c = this.query(q, st, sc);
+    const ref = this.queryRef(q, sc, st);
+    const rootKind =
+      q.target.kind === 'event' ? st.target : q.target.kind === 'meta' ? st.meta : q.target.kind === 'var' ? st.locals.get(sc.lookup(q.target.name) ?? -1) ?? K.K_NULL : K.ANY;
+    return { ref, info: { present: true, kind: c.kind, isConstant: false, fallible: false, rootKind, path: q.path.map(toKSeg) } };
+  }
+
+  /** The function's compile-time validation of its arguments; what it returns reaches every call (E610 with E403's labels). */
+  private prepareCall(e: CallExpr, def: FnDef, infos: readonly ArgInfo[]): unknown {
+    if (!def.prepare) return undefined;
+    try {
+      return def.prepare(infos);
+    } catch (x) {
+      if (!(x instanceof FunctionCompileError)) throw x;
+      // same-span labels render in VRL's order only when inserted as: first, last, middle
+      const labels = [primary(x.argName ? `invalid argument "${x.argName}"` : x.message, e.span)];
+      if (x.received !== undefined) labels.push(primary(`received: ${x.received}`, e.span));
+      if (x.argName) labels.push(primary(`error: ${x.message}`, e.span));
+      return this.fail(this.err(610, 'function compilation error: error[E403] invalid argument', labels, [codeNote(403)]));
+    }
+  }
+
+  /** Compiles the closure body with its parameters typed from the arguments (E120 arity, E122 result kind). */
+  private compileClosure(closure: Closure, decl: ClosureDecl, infos: readonly ArgInfo[], st: TypeState, sc: Scope): ClosureRun {
+    const pre = this.pending.length;
+    if (closure.params.length !== decl.arity) {
+      this.fail(
+        this.err(120, 'function closure arity mismatch', [
+          primary(`this function requires a closure with ${decl.arity} argument(s)`, closure.span),
+          secondary(`but ${closure.params.length} argument(s) are supplied`, closure.span),
+        ]),
+      );
+    }
+    const kinds = decl.params(infos);
+    const inner = new Scope(sc);
+    const pslots = closure.params.map((p, i) => {
+      const slot = this.newSlot(p.name || `_closure${this.slotNames.length}`, inner);
+      st.locals.set(slot, kinds[i] ?? K.ANY);
+      return slot;
+    });
+    const bodyState = st.clone();
+    const returns: Kind[] = [];
+    this.closureReturns.push(returns);
+    let body: C;
+    try {
+      body = this.block(closure.body.exprs, bodyState, inner);
+    } finally {
+      this.closureReturns.pop();
+    }
+    // a `return` inside the closure is one of its results
+    for (const r of returns) body = { ...body, kind: union(body.kind, r) };
+    st.assignFrom(st.merge(bodyState));
+    if (body.fallible) {
+      // closures must handle their own errors
+      const p = this.pending.splice(pre);
+      this.diags.push(...p);
+    }
+    if (decl.returns !== undefined && body.kind.bits !== 0 && !body.kind.isOnly(decl.returns) && !body.kind.isNever) {
+      this.fail(
+        this.err(122, 'type mismatch in closure return type', [
+          primary('block returns invalid value type', closure.body.span),
+          secondary(`expected: ${K.kindName(decl.returns)}`, closure.body.span),
+          secondary(`received: ${K.kindName(body.kind.bits)}`, closure.body.span),
+        ]),
+      );
+    }
+    const brun = body.run;
+    // parameters alias the iterated container: copy them only when the body writes into them
+    const copyParams = mutatesVars(new Set(closure.params.map((p) => p.name).filter(Boolean)), closure.body);
+    return (ctx, vals) => {
+      for (let i = 0; i < pslots.length; i++) {
+        const v = vals[i] ?? null;
+        ctx.vars[pslots[i]!] = copyParams && isContainer(v) ? cloneValue(v) : v;
+      }
+      try {
+        return brun(ctx);
+      } catch (x) {
+        if (x instanceof ReturnSignal) return x.value;
+        throw x;
+      }
+    };
+  }
+
+  /** Whether the call can fail: by the function's declaration or an argument kind not proven; with `!` it aborts instead (warning E620 when it cannot fail). */
+  private callFallible(e: CallExpr, def: FnDef, args: CompiledArgs): boolean {
+    const intrinsic = typeof def.fallible === 'function' ? def.fallible(args.infos) : def.fallible === true;
+    const fallible = intrinsic || args.typeFallible !== undefined;
+    if (!e.abort) {
+      if (args.typeFallible) this.pending.push(args.typeFallible);
+      return fallible;
+    }
+    this.abortable = true;
+    if (!fallible) {
+      this.warnings.push(
+        new Diagnostic(
+          'warning',
+          620,
+          "can't abort infallible function",
+          [primary("this function can't fail", e.nameSpan), secondary('remove this abort (!) instruction', [e.nameSpan[1], e.nameSpan[1] + 1])],
+          [ERROR_HANDLING_NOTE],
+        ),
+      );
+    }
+    return false;
+  }
+
+  /** del() removes the path from the type state; its result is what the path held before (any value off the event). */
+  private deleteEffects(q: QueryExpr, st: TypeState, sc: Scope, targetBefore: Kind): Kind {
+    const ks = q.path.map(toKSeg);
+    if (q.target.kind === 'event') st.target = ks.length ? K.kindRemove(st.target, ks) : K.K_NULL;
+    else if (q.target.kind === 'meta') st.meta = ks.length ? K.kindRemove(st.meta, ks) : K.K_NULL;
+    else if (q.target.kind === 'var') {
+      const slot = sc.lookup(q.target.name);
+      if (slot !== undefined) st.locals.set(slot, ks.length ? K.kindRemove(st.locals.get(slot) ?? K.K_NULL, ks) : K.K_NULL);
+    }
+    let kind = K.undefinedToNull(kindAt(targetBefore, ks));
+    if (q.target.kind !== 'event') kind = K.ANY.without(K.UNDEFINED);
+    return kind;
+  }
+
+  private argKindError(code: number, title: string, e: CallExpr, a: NonNullable<ArgSlot>, pname: string, want: number, got: number): Diagnostic {
     const argText = this.text(a.span);
     const argText2 = (x: Expr): string => (x.k === 'lit' && x.value instanceof RegExp ? (x.value instanceof VrlRegex ? x.value.pattern : x.value.source) : this.text(x.span));
     const callText = `${e.name}${e.abort ? '!' : ''}(${e.args.map((x) => (x.name ? `${x.name}: ` : '') + argText2(x.expr)).join(', ')})`;
@@ -1424,6 +1449,54 @@ export class Compiler {
       },
     };
   }
+}
+
+/**
+ * The runtime side of a call: evaluates the arguments, checks the kinds the compiler could not
+ * prove, and runs the implementation; its runtime errors name the call and its byte span.
+ */
+function callRun(def: FnDef, args: CompiledArgs, prepared: unknown, closure: ClosureRun | undefined, name: string, src: string, span: Span): Run {
+  const { runs, queries, checks } = args;
+  let prefix: string | undefined;
+  const wrap = (x: unknown): never => {
+    if (x instanceof VrlError) {
+      prefix ??= `function call error for "${name}" at (${byteOffset(src, span[0])}:${byteOffset(src, span[1])}): `;
+      throw new VrlError(prefix + x.message);
+    }
+    throw x;
+  };
+  const n = def.params.length;
+  // one environment per call site, refilled on each run
+  const env: { ctx: Ctx; closure: ((...p: Value[]) => Value) | undefined; prepared: unknown } = { ctx: undefined as unknown as Ctx, closure: undefined, prepared };
+  const hasChecks = checks.some((c) => c !== undefined);
+  const impl = def.call;
+  return (ctx) => {
+    const vals = new Array<Value | undefined>(n);
+    for (let i = 0; i < n; i++) {
+      const r = runs[i];
+      if (r) vals[i] = r(ctx);
+      else {
+        const q = queries[i];
+        vals[i] = q ? (q as unknown as Value) : undefined;
+      }
+    }
+    if (hasChecks) {
+      for (let i = 0; i < n; i++) {
+        const want = checks[i];
+        if (want === undefined) continue;
+        const v = vals[i];
+        if (v === undefined) continue;
+        if ((K.kindOfValue(v).bits & want) === 0) wrap(new VrlError(`expected ${K.kindName(want)}, got ${K.valueKindName(v)}`));
+      }
+    }
+    env.ctx = ctx;
+    if (closure) env.closure = (...p: Value[]) => closure(ctx, p);
+    try {
+      return impl(vals, env as CallEnv);
+    } catch (x) {
+      return wrap(x);
+    }
+  };
 }
 
 /** Whether an expression writes into (path assignment, `|=`, del) one of these variables. */

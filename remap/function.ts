@@ -79,6 +79,8 @@ export interface ClosureDecl {
 /** A built-in function: signature, fallibility, result kind and implementation. */
 export interface FnDef {
   readonly name: string;
+  /** One line on what the function returns or does, for `weir vrl --functions` and the function reference. */
+  readonly description?: string;
   readonly params: readonly Param[];
   /** Whether the call can fail for valid argument kinds. */
   readonly fallible?: boolean | ((args: readonly ArgInfo[]) => boolean);
@@ -98,5 +100,5 @@ export interface FnDef {
   readonly examples?: readonly { readonly source: string; readonly result: string }[];
 }
 
-/** Helper so stdlib files stay terse. */
-export const defineFunction = (d: FnDef): FnDef => d;
+/** Declares a built-in function; unlike extra functions passed to compile(), it must describe itself. */
+export const defineFunction = (d: FnDef & { readonly description: string }): FnDef => d;

@@ -4,7 +4,6 @@
  */
 import type { ArgInfo, FnDef } from './function.js';
 import { ANY, type Kind, k, kindName } from './kind.js';
-import { descriptions } from './stdlib/descriptions.js';
 import { stdlib } from './stdlib/index.js';
 
 /** One parameter as documented. */
@@ -42,7 +41,7 @@ function returnKind(f: FnDef): string {
 export function documentFunction(f: FnDef): FunctionDoc {
   return {
     name: f.name,
-    description: descriptions[f.name] ?? '',
+    description: f.description ?? '',
     params: f.params.map((p) => ({ name: p.name, kinds: p.query ? 'path' : kindName(p.kind), required: p.required === true, ...(p.default !== undefined ? { default: p.default } : {}) })),
     fallible: typeof f.fallible === 'function' ? 'depends on arguments' : f.fallible ? 'yes' : 'no',
     returns: returnKind(f),

@@ -1,11 +1,10 @@
-/** Object and array functions: push/append/pop, merge, compact, flatten/unflatten, get/set/remove, keys/values, unnest, chunks, zip. */
-import { type ObjectValue, type Value, cloneValue, isObject, valueEquals } from '../../lib/value.js';
-import { type ArgInfo, type FnDef, FunctionCompileError, type QueryRef, defineFunction } from '../function.js';
+/** Array and object functions: push/append/pop, merge, compact, flatten/unflatten, keys/values, entries, chunks, zip, tally. */
+import { type ObjectValue, type Value, isObject, valueEquals } from '../../lib/value.js';
+import { type ArgInfo, type FnDef, FunctionCompileError, defineFunction } from '../function.js';
 import * as K from '../kind.js';
-import { fail, fromBytes, optStr, toBytes } from './util.js';
-
-const req = (name: string, kind: number) => ({ name, kind, required: true });
-const opt = (name: string, kind: number) => ({ name, kind });
+import { opt, optStr, req, sameContainer } from './args.js';
+import { fromBytes, toBytes } from './bytes.js';
+import { fail } from './errors.js';
 
 const arrKind = (a: ArgInfo): K.Kind => (a.kind.has(K.ARRAY) ? new K.Kind(K.ARRAY, undefined, undefined, a.kind.items, a.kind.itemsUnknown) : K.K_ARRAY);
 
@@ -87,83 +86,11 @@ function deepMerge(to: ObjectValue, from: ObjectValue, deep: boolean): ObjectVal
   return out;
 }
 
-/** Validates a `path` argument of get/set/remove: strings and integers only. */
-function pathOf(p: Value): (string | number)[] {
-  const arr = p as Value[];
-  for (const s of arr) {
-    if (typeof s !== 'string' && typeof s !== 'number') fail(`path segment must be either string or integer, not ${K.valueKindName(s)}`);
-  }
-  return arr as (string | number)[];
-}
-
-function getAt(v: Value, path: (string | number)[]): Value {
-  let cur: Value | undefined = v;
-  for (const s of path) {
-    if (typeof s === 'number') {
-      if (!Array.isArray(cur)) return null;
-      cur = cur[s < 0 ? cur.length + s : s];
-    } else {
-      if (!isObject(cur)) return null;
-      cur = Object.prototype.hasOwnProperty.call(cur, s) ? cur[s] : undefined;
-    }
-    if (cur === undefined) return null;
-  }
-  return cur;
-}
-
-function setAt(v: Value, path: (string | number)[], i: number, data: Value): Value {
-  if (i === path.length) return data;
-  const s = path[i]!;
-  if (typeof s === 'number') {
-    const arr = Array.isArray(v) ? [...v] : [];
-    let idx = s < 0 ? arr.length + s : s;
-    if (idx < 0) {
-      arr.unshift(...new Array<Value>(-idx).fill(null));
-      idx = 0;
-    }
-    while (arr.length < idx) arr.push(null);
-    arr[idx] = setAt(arr[idx] ?? null, path, i + 1, data);
-    return arr;
-  }
-  const obj: ObjectValue = isObject(v) ? { ...v } : {};
-  obj[s] = setAt(obj[s] ?? null, path, i + 1, data);
-  return obj;
-}
-
-function removeAtPath(v: Value, path: (string | number)[], i: number, compact: boolean): Value {
-  if (i === path.length) return v;
-  const s = path[i]!;
-  const last = i === path.length - 1;
-  if (typeof s === 'number' && Array.isArray(v)) {
-    const arr = [...v];
-    const idx = s < 0 ? arr.length + s : s;
-    if (idx < 0 || idx >= arr.length) return v;
-    if (last) arr.splice(idx, 1);
-    else {
-      arr[idx] = removeAtPath(arr[idx]!, path, i + 1, compact);
-      if (compact && isEmptyContainer(arr[idx]!)) arr.splice(idx, 1);
-    }
-    return arr;
-  }
-  if (typeof s === 'string' && isObject(v)) {
-    if (!Object.prototype.hasOwnProperty.call(v, s)) return v;
-    const obj = { ...v };
-    if (last) delete obj[s];
-    else {
-      obj[s] = removeAtPath(obj[s]!, path, i + 1, compact);
-      if (compact && isEmptyContainer(obj[s]!)) delete obj[s];
-    }
-    return obj;
-  }
-  return v;
-}
-
-const isEmptyContainer = (v: Value): boolean => (Array.isArray(v) && v.length === 0) || (isObject(v) && Object.keys(v).length === 0);
-
 /** The functions of this file, for the stdlib list. */
 export const collectionFunctions: readonly FnDef[] = [
   defineFunction({
     name: 'push',
+    description: 'Array with a value added at the end.',
     params: [req('value', K.ARRAY), req('item', K.ALL)],
     returns: (args) => {
       const a = arrKind(args[0]!);
@@ -176,6 +103,7 @@ export const collectionFunctions: readonly FnDef[] = [
   }),
   defineFunction({
     name: 'append',
+    description: 'Array with the items of the second array added at the end of the first.',
     params: [req('value', K.ARRAY), req('items', K.ARRAY)],
     returns: (args) => {
       const a = arrKind(args[0]!);
@@ -189,18 +117,21 @@ export const collectionFunctions: readonly FnDef[] = [
   }),
   defineFunction({
     name: 'pop',
+    description: 'Array without its last element.',
     params: [req('value', K.ARRAY)],
     returns: (args) => K.arrayOf(K.elementKind(arrKind(args[0]!))),
     call: ([v]) => (v as Value[]).slice(0, -1),
   }),
   defineFunction({
     name: 'includes',
+    description: 'Whether an array contains a value.',
     params: [req('value', K.ARRAY), req('item', K.ALL)],
     returns: K.K_BOOLEAN,
     call: ([v, x]) => (v as Value[]).some((e) => valueEquals(e, x!)),
   }),
   defineFunction({
     name: 'unique',
+    description: 'Array without duplicate values.',
     params: [req('value', K.ARRAY)],
     returns: K.K_ARRAY,
     call: ([v]) => {
@@ -211,12 +142,14 @@ export const collectionFunctions: readonly FnDef[] = [
   }),
   defineFunction({
     name: 'merge',
+    description: 'Merges two objects, optionally deeply.',
     params: [req('to', K.OBJECT), req('from', K.OBJECT), opt('deep', K.BOOLEAN)],
     returns: (args) => K.mergeObjects(args[0]!.kind.isOnly(K.OBJECT) ? args[0]!.kind : K.K_OBJECT, args[1]!.kind.isOnly(K.OBJECT) ? args[1]!.kind : K.K_OBJECT),
     call: ([a, b, d]) => deepMerge(a as ObjectValue, b as ObjectValue, d === true),
   }),
   defineFunction({
     name: 'compact',
+    description: 'Removes empty and null values from an object or array.',
     params: [
       req('value', K.ARRAY | K.OBJECT),
       opt('recursive', K.BOOLEAN),
@@ -226,14 +159,15 @@ export const collectionFunctions: readonly FnDef[] = [
       opt('array', K.BOOLEAN),
       opt('nullish', K.BOOLEAN),
     ],
-    returns: (args) => (args[0]!.kind.isOnly(K.ARRAY) ? K.K_ARRAY : args[0]!.kind.isOnly(K.OBJECT) ? K.K_OBJECT : K.k(K.ARRAY | K.OBJECT)),
+    returns: sameContainer,
     call: ([v, r, n, s, o, a, ns]) =>
       compactValue(v!, r !== false, { null: n !== false, string: s !== false, object: o !== false, array: a !== false, nullish: ns === true }),
   }),
   defineFunction({
     name: 'flatten',
+    description: 'Flattens nested objects and arrays into one level.',
     params: [req('value', K.ARRAY | K.OBJECT), opt('separator', K.BYTES), opt('except', K.ARRAY)],
-    returns: (args) => (args[0]!.kind.isOnly(K.ARRAY) ? K.K_ARRAY : args[0]!.kind.isOnly(K.OBJECT) ? K.K_OBJECT : K.k(K.ARRAY | K.OBJECT)),
+    returns: sameContainer,
     call: ([v, sep, ex]) => {
       if (Array.isArray(v)) return flattenArray(v, []);
       const out: ObjectValue = {};
@@ -243,12 +177,14 @@ export const collectionFunctions: readonly FnDef[] = [
   }),
   defineFunction({
     name: 'unflatten',
+    description: 'Nests an object whose keys are dotted paths.',
     params: [req('value', K.OBJECT), opt('separator', K.BYTES), opt('recursive', K.BOOLEAN)],
     returns: K.K_OBJECT,
     call: ([v, sep, rec]) => unflattenObject(v as ObjectValue, optStr(sep, '.'), rec !== false),
   }),
   defineFunction({
     name: 'keys',
+    description: 'Keys of an object.',
     fresh: true,
     params: [req('value', K.OBJECT)],
     returns: K.arrayOf(K.K_BYTES),
@@ -256,33 +192,44 @@ export const collectionFunctions: readonly FnDef[] = [
   }),
   defineFunction({
     name: 'values',
+    description: 'Values of an object.',
     params: [req('value', K.OBJECT)],
     returns: K.K_ARRAY,
     call: ([v]) => Object.keys(v as ObjectValue).sort().map((k) => (v as ObjectValue)[k]!),
   }),
   defineFunction({
-    name: 'get',
-    params: [req('value', K.OBJECT | K.ARRAY), req('path', K.ARRAY)],
-    fallible: true,
-    returns: K.ANY.without(K.UNDEFINED),
-    call: ([v, p]) => getAt(v!, pathOf(p!)),
+    name: 'to_entries',
+    description: 'Key/value entries of an object.',
+    params: [{ name: 'value', kind: K.OBJECT | K.ARRAY, required: true }],
+    returns: K.arrayOf(K.objectKind(new Map([['key', K.k(K.BYTES | K.INTEGER)], ['value', K.ANY.without(K.UNDEFINED)]]))),
+    call: ([v]) =>
+      Array.isArray(v) ? v.map((x, i) => ({ key: i, value: x })) : Object.keys(v as ObjectValue).sort().map((k) => ({ key: k, value: (v as ObjectValue)[k]! })),
   }),
   defineFunction({
-    name: 'set',
-    params: [req('value', K.OBJECT | K.ARRAY), req('path', K.ARRAY), req('data', K.ALL)],
-    fallible: true,
-    returns: (args) => (args[0]!.kind.isOnly(K.ARRAY) ? K.K_ARRAY : args[0]!.kind.isOnly(K.OBJECT) ? K.K_OBJECT : K.k(K.ARRAY | K.OBJECT)),
-    call: ([v, p, d]) => setAt(cloneValue(v!), pathOf(p!), 0, d!),
-  }),
-  defineFunction({
-    name: 'remove',
-    params: [req('value', K.OBJECT | K.ARRAY), req('path', K.ARRAY), opt('compact', K.BOOLEAN)],
-    fallible: true,
-    returns: (args) => (args[0]!.kind.isOnly(K.ARRAY) ? K.K_ARRAY : args[0]!.kind.isOnly(K.OBJECT) ? K.K_OBJECT : K.k(K.ARRAY | K.OBJECT)),
-    call: ([v, p, c]) => removeAtPath(v!, pathOf(p!), 0, c === true),
+    name: 'from_entries',
+    description: 'Object from an array of key/value entries.',
+    params: [{ name: 'value', kind: K.ARRAY, required: true }],
+    fallible: (args) => {
+      const k = args[0]!.kind;
+      if (!k.isOnly(K.ARRAY)) return true;
+      if (k.items.size === 0 && k.itemsUnknown === undefined) return false;
+      return !K.elementKind(k).isOnly(K.OBJECT);
+    },
+    returns: K.K_OBJECT,
+    call: ([v]) => {
+      const out: ObjectValue = {};
+      for (const e of v as Value[]) {
+        if (!isObject(e)) return fail('expected array of objects');
+        const k = e.key;
+        if (typeof k !== 'string') return fail('expected "key" field to be a string');
+        out[k] = e.value ?? null;
+      }
+      return out;
+    },
   }),
   defineFunction({
     name: 'chunks',
+    description: 'Splits a string or byte sequence into chunks of at most a given length.',
     params: [req('value', K.ARRAY | K.BYTES), req('chunk_size', K.INTEGER)],
     fallible: (args) => !args[1]!.isConstant,
     prepare: (args) => {
@@ -304,6 +251,7 @@ export const collectionFunctions: readonly FnDef[] = [
   }),
   defineFunction({
     name: 'zip',
+    description: 'Array of tuples taking one element from each input array.',
     params: [req('array_0', K.ARRAY), opt('array_1', K.ARRAY)],
     fallible: (args) => !args[1]!.present && !K.elementKind(args[0]!.kind).isOnly(K.ARRAY),
     returns: K.arrayOf(K.K_ARRAY),
@@ -318,6 +266,7 @@ export const collectionFunctions: readonly FnDef[] = [
   }),
   defineFunction({
     name: 'object_from_array',
+    description: 'Object from an array of pairs or from arrays of keys and values.',
     params: [req('values', K.ARRAY), opt('keys', K.ARRAY)],
     fallible: (args) => (args[1]!.present ? !K.elementKind(args[1]!.kind).isOnly(K.BYTES | K.NULL) : !K.elementKind(args[0]!.kind).isOnly(K.ARRAY)),
     returns: K.K_OBJECT,
@@ -342,24 +291,29 @@ export const collectionFunctions: readonly FnDef[] = [
     },
   }),
   defineFunction({
-    name: 'unnest',
-    params: [{ name: 'path', kind: K.ARRAY, required: true, query: true }],
-    fallible: (args) => !args[0]!.kind.has(K.ARRAY),
-    returns: (args) => {
-      const a = args[0]!;
-      if (!a.rootKind || !a.path) return K.K_ARRAY;
-      if (!a.kind.has(K.ARRAY)) return K.NEVER;
-      const items = new Map<number, K.Kind>();
-      for (const [i, kk] of a.kind.items) items.set(i, K.kindSet(a.rootKind, a.path, kk));
-      const u = a.kind.itemsUnknown;
-      return K.arrayKind(items, u && u.without(K.UNDEFINED).bits !== 0 ? K.kindSet(a.rootKind, a.path, u.without(K.UNDEFINED)) : undefined);
+    name: 'tally',
+    description: 'Counts of each distinct string in an array.',
+    fresh: true,
+    params: [{ name: 'value', kind: K.ARRAY, required: true }],
+    fallible: true,
+    returns: K.objectOf(K.K_INTEGER),
+    call: ([v]) => {
+      const out: ObjectValue = {};
+      for (const x of v as Value[]) {
+        if (typeof x !== 'string') return fail(`all values must be strings, found: ${K.valueKindName(x)}`);
+        out[x] = ((out[x] as number | undefined) ?? 0) + 1;
+      }
+      return out;
     },
-    call: ([q], env) => {
-      const ref = q as unknown as QueryRef;
-      const items = ref.get(env.ctx);
-      if (!Array.isArray(items)) return fail(`expected array, got ${K.valueKindName(items)}`);
-      const root = ref.root(env.ctx);
-      return items.map((x) => ref.withValue(root, x));
-    },
+  }),
+  defineFunction({
+    name: 'tally_value',
+    description: 'Number of times a value occurs in an array.',
+    params: [
+      { name: 'array', kind: K.ARRAY, required: true },
+      { name: 'value', kind: K.ALL, required: true },
+    ],
+    returns: K.K_INTEGER,
+    call: ([a, v]) => (a as Value[]).filter((x) => valueEquals(x, v!)).length,
   }),
 ];

@@ -1,58 +1,101 @@
 /** The standard library: every built-in function, one list. */
 import type { FnDef } from '../function.js';
-import { binaryFunctions, codecFunctions, punycodeFunctions } from './codecs.js';
-import { albFunctions, awsFunctions, influxFunctions } from './parse-aws.js';
-import { charsetRubyFunctions } from './charset-ruby.js';
-import { cryptoFunctions } from './crypto.js';
-import { datadogQueryFunctions } from './match-datadog-query.js';
-import { xmlFunctions } from './parse-xml.js';
-import { grokFunctions } from './grok.js';
+import { assertionFunctions } from './assertions.js';
+import { coercionFunctions } from './coercions.js';
 import { collectionFunctions } from './collections.js';
+import { csvFunctions } from './csv.js';
+import { baseEncodingFunctions } from './encoding-base16-base64.js';
+import { charsetFunctions } from './encoding-charset.js';
+import { compressionFunctions } from './encoding-compression.js';
+import { mimeFunctions } from './encoding-mime.js';
+import { percentEncodingFunctions } from './encoding-percent.js';
+import { punycodeFunctions } from './encoding-punycode.js';
+import { encryptionFunctions } from './encryption.js';
+import { filePathFunctions } from './file-paths.js';
+import { geoFunctions } from './geo.js';
+import { hashFunctions } from './hashes.js';
 import { ipFunctions } from './ip.js';
 import { iterationFunctions } from './iteration.js';
-import { miscFunctions } from './misc.js';
-import { moreFunctions } from './more.js';
+import { jsonFunctions } from './json.js';
+import { keyValueFunctions } from './key-value.js';
+import { logFunctions } from './log.js';
+import { datadogQueryFunctions } from './match-datadog-query.js';
 import { numberFunctions } from './numbers.js';
-import { jsonFunctions } from './parse-json.js';
-import { keyValueFunctions } from './parse-key-value.js';
-import { miscParseFunctions } from './parse-misc.js';
+import { awsFunctions } from './parse-aws.js';
+import { cborFunctions } from './parse-cbor.js';
+import { cefFunctions } from './parse-cef.js';
+import { glogFunctions } from './parse-glog.js';
+import { grokFunctions } from './parse-grok.js';
+import { influxFunctions } from './parse-influxdb.js';
+import { rubyHashFunctions } from './parse-ruby-hash.js';
 import { syslogFunctions } from './parse-syslog.js';
-import { pathEntryFunctions } from './paths-entries.js';
-import { redactFunctions } from './redact.js';
+import { tokenFunctions } from './parse-tokens.js';
+import { unitFunctions } from './parse-units.js';
+import { urlFunctions } from './parse-url.js';
 import { webLogFunctions } from './parse-web-logs.js';
-import { regexFunctions } from './regex-fns.js';
+import { xmlFunctions } from './parse-xml.js';
+import { yamlFunctions } from './parse-yaml.js';
+import { pathFunctions } from './paths.js';
+import { randomFunctions } from './random.js';
+import { redactFunctions } from './redact.js';
+import { regexFunctions } from './regex-match.js';
+import { caseFunctions } from './string-case.js';
 import { stringFunctions } from './strings.js';
+import { systemFunctions } from './system.js';
 import { timeFunctions } from './time.js';
-import { typeFunctions } from './types.js';
+import { typeCheckFunctions } from './type-checks.js';
+import { uuidFunctions } from './uuid.js';
 
 /** Every built-in function; compile() indexes it by name once. */
 export const stdlib: readonly FnDef[] = [
-  ...typeFunctions,
-  ...stringFunctions,
+  // values and types
+  ...typeCheckFunctions,
+  ...coercionFunctions,
+  ...assertionFunctions,
+  ...pathFunctions,
   ...collectionFunctions,
   ...iterationFunctions,
+  // text and numbers
+  ...stringFunctions,
+  ...caseFunctions,
+  ...regexFunctions,
   ...numberFunctions,
+  ...randomFunctions,
+  ...geoFunctions,
   ...timeFunctions,
+  // encodings, digests and encryption
   ...jsonFunctions,
   ...keyValueFunctions,
-  ...regexFunctions,
-  ...syslogFunctions,
-  ...miscParseFunctions,
-  ...codecFunctions,
+  ...csvFunctions,
+  ...baseEncodingFunctions,
+  ...percentEncodingFunctions,
   ...punycodeFunctions,
-  ...binaryFunctions,
-  ...miscFunctions,
-  ...ipFunctions,
-  ...moreFunctions,
-  ...redactFunctions,
-  ...pathEntryFunctions,
-  ...webLogFunctions,
+  ...charsetFunctions,
+  ...mimeFunctions,
+  ...compressionFunctions,
+  ...hashFunctions,
+  ...encryptionFunctions,
+  // parsers
   ...awsFunctions,
-  ...albFunctions,
-  ...influxFunctions,
+  ...cborFunctions,
+  ...cefFunctions,
+  ...glogFunctions,
   ...grokFunctions,
-  ...cryptoFunctions,
+  ...influxFunctions,
+  ...rubyHashFunctions,
+  ...syslogFunctions,
+  ...tokenFunctions,
+  ...unitFunctions,
+  ...urlFunctions,
+  ...webLogFunctions,
   ...xmlFunctions,
-  ...charsetRubyFunctions,
+  ...yamlFunctions,
+  // network, environment and events
+  ...ipFunctions,
+  ...filePathFunctions,
+  ...uuidFunctions,
+  ...systemFunctions,
+  ...logFunctions,
+  ...redactFunctions,
   ...datadogQueryFunctions,
 ];

@@ -1,8 +1,10 @@
-/** IP address functions: ip_cidr_contains, ip_aton/ntoa, ip_subnet, ip_to_ipv6, ipv6_to_ipv4, is_ipv4/6. */
+/** IP address functions: ip_cidr_contains, ip_aton/ntoa, ip_subnet, ip_to_ipv6, ipv6_to_ipv4, is_ipv4/6, community_id. */
+import { createHash } from 'node:crypto';
 import { isIPv4, isIPv6 } from 'node:net';
 import { type FnDef, defineFunction } from '../function.js';
 import * as K from '../kind.js';
-import { fail, fromBytes, toBytes } from './util.js';
+import { fromBytes, toBytes } from './bytes.js';
+import { fail } from './errors.js';
 
 /** Parses an address into 4 (IPv4) or 16 (IPv6) bytes. */
 export function ipBytes(s: string): number[] {
@@ -74,10 +76,31 @@ function cidrContains(cidr: string, ip: number[]): boolean {
   return true;
 }
 
+/** community_id v1 (Corelight spec): seed 0, base64 SHA-1 over the ordered flow tuple. */
+function communityId(src: string, dst: string, proto: number, sport: number | undefined, dport: number | undefined, seed: number): string {
+  let a = ipBytes(src);
+  let b = ipBytes(dst);
+  let pa = sport ?? 0;
+  let pb = dport ?? 0;
+  const cmpIp = (x: number[], y: number[]): number => {
+    for (let i = 0; i < x.length; i++) if (x[i] !== y[i]) return x[i]! - y[i]!;
+    return 0;
+  };
+  const c = cmpIp(a, b);
+  if (c > 0 || (c === 0 && pa > pb)) {
+    [a, b] = [b, a];
+    [pa, pb] = [pb, pa];
+  }
+  const parts: number[] = [seed >> 8, seed & 0xff, ...a, ...b, proto, 0];
+  if (sport !== undefined && dport !== undefined) parts.push(pa >> 8, pa & 0xff, pb >> 8, pb & 0xff);
+  return '1:' + createHash('sha1').update(Buffer.from(parts)).digest('base64');
+}
+
 /** The functions of this file, for the stdlib list. */
 export const ipFunctions: readonly FnDef[] = [
   defineFunction({
     name: 'ip_cidr_contains',
+    description: 'Whether an IP address is in a CIDR block.',
     params: [
       { name: 'cidr', kind: K.BYTES | K.ARRAY, required: true },
       { name: 'value', kind: K.BYTES, required: true },
@@ -92,6 +115,7 @@ export const ipFunctions: readonly FnDef[] = [
   }),
   defineFunction({
     name: 'ip_aton',
+    description: 'IPv4 address as an integer.',
     params: [{ name: 'value', kind: K.BYTES, required: true }],
     fallible: true,
     returns: K.K_INTEGER,
@@ -102,6 +126,7 @@ export const ipFunctions: readonly FnDef[] = [
   }),
   defineFunction({
     name: 'ip_ntoa',
+    description: 'IPv4 address text from an integer.',
     params: [{ name: 'value', kind: K.INTEGER, required: true }],
     fallible: true,
     returns: K.K_BYTES,
@@ -113,6 +138,7 @@ export const ipFunctions: readonly FnDef[] = [
   }),
   defineFunction({
     name: 'ip_subnet',
+    description: 'Subnet of an IP address for a mask or prefix length.',
     params: [
       { name: 'value', kind: K.BYTES, required: true },
       { name: 'subnet', kind: K.BYTES, required: true },
@@ -136,6 +162,7 @@ export const ipFunctions: readonly FnDef[] = [
   }),
   defineFunction({
     name: 'ip_to_ipv6',
+    description: 'IPv4 address as an IPv4-mapped IPv6 address.',
     params: [{ name: 'value', kind: K.BYTES, required: true }],
     fallible: true,
     returns: K.K_BYTES,
@@ -146,6 +173,7 @@ export const ipFunctions: readonly FnDef[] = [
   }),
   defineFunction({
     name: 'ipv6_to_ipv4',
+    description: 'IPv4 address of an IPv4-mapped IPv6 address.',
     params: [{ name: 'value', kind: K.BYTES, required: true }],
     fallible: true,
     returns: K.K_BYTES,
@@ -158,6 +186,7 @@ export const ipFunctions: readonly FnDef[] = [
   }),
   defineFunction({
     name: 'ip_ntop',
+    description: 'IP address text from its network-order bytes.',
     params: [{ name: 'value', kind: K.BYTES, required: true }],
     fallible: true,
     returns: K.K_BYTES,
@@ -169,12 +198,28 @@ export const ipFunctions: readonly FnDef[] = [
   }),
   defineFunction({
     name: 'ip_pton',
+    description: 'Network-order bytes of an IP address.',
     params: [{ name: 'value', kind: K.BYTES, required: true }],
     fallible: true,
     returns: K.K_BYTES,
     call: ([v]) => fromBytes(Buffer.from(ipBytes(v as string))),
   }),
-  defineFunction({ name: 'is_ipv4', params: [{ name: 'value', kind: K.BYTES, required: true }], returns: K.K_BOOLEAN, call: ([v]) => isIPv4(v as string) }),
-  defineFunction({ name: 'is_ipv6', params: [{ name: 'value', kind: K.BYTES, required: true }], returns: K.K_BOOLEAN, call: ([v]) => isIPv6(v as string) }),
+  defineFunction({ name: 'is_ipv4', description: 'Whether a string is an IPv4 address.', params: [{ name: 'value', kind: K.BYTES, required: true }], returns: K.K_BOOLEAN, call: ([v]) => isIPv4(v as string) }),
+  defineFunction({ name: 'is_ipv6', description: 'Whether a string is an IPv6 address.', params: [{ name: 'value', kind: K.BYTES, required: true }], returns: K.K_BOOLEAN, call: ([v]) => isIPv6(v as string) }),
+  defineFunction({
+    name: 'community_id',
+    description: 'Community ID flow hash of a network five-tuple.',
+    params: [
+      { name: 'source_ip', kind: K.BYTES, required: true },
+      { name: 'destination_ip', kind: K.BYTES, required: true },
+      { name: 'protocol', kind: K.INTEGER, required: true },
+      { name: 'source_port', kind: K.INTEGER },
+      { name: 'destination_port', kind: K.INTEGER },
+      { name: 'seed', kind: K.INTEGER },
+    ],
+    fallible: true,
+    returns: K.K_BYTES,
+    call: ([s, d, p, sp, dp, seed]) =>
+      communityId(s as string, d as string, p as number, typeof sp === 'number' ? sp : undefined, typeof dp === 'number' ? dp : undefined, typeof seed === 'number' ? seed : 0),
+  }),
 ];
-

@@ -3,7 +3,8 @@ import { type ObjectValue, type Value, isObject } from '../../lib/value.js';
 import { type ArgInfo, type FnDef, defineFunction } from '../function.js';
 import * as K from '../kind.js';
 import { globalOf, jsSource } from '../regex.js';
-import { fail, optInt } from './util.js';
+import { optInt, sameContainer } from './args.js';
+import { fail } from './errors.js';
 
 const keyKind = (a: ArgInfo): K.Kind =>
   a.kind.isOnly(K.OBJECT) ? K.K_BYTES : a.kind.isOnly(K.ARRAY) ? K.K_INTEGER : K.k(K.BYTES | K.INTEGER);
@@ -38,6 +39,7 @@ function mapValuesRec(v: Value, f: (x: Value) => Value, recursive: boolean): Val
 export const iterationFunctions: readonly FnDef[] = [
   defineFunction({
     name: 'for_each',
+    description: 'Runs the closure for each element of an array or object.',
     params: [{ name: 'value', kind: K.OBJECT | K.ARRAY, required: true }],
     closure: { arity: 2, params: (args) => [keyKind(args[0]!), valueKind(args[0]!)] },
     returns: K.K_NULL,
@@ -50,6 +52,7 @@ export const iterationFunctions: readonly FnDef[] = [
   }),
   defineFunction({
     name: 'filter',
+    description: 'Keeps the elements of an array or object for which the closure returns true.',
     params: [{ name: 'value', kind: K.OBJECT | K.ARRAY, required: true }],
     closure: { arity: 2, params: (args) => [keyKind(args[0]!), valueKind(args[0]!)], returns: K.BOOLEAN },
     returns: (args) => (args[0]!.kind.isOnly(K.ARRAY) ? K.arrayOf(valueKind(args[0]!)) : args[0]!.kind.isOnly(K.OBJECT) ? K.objectOf(valueKind(args[0]!)) : K.k(K.ARRAY | K.OBJECT)),
@@ -63,6 +66,7 @@ export const iterationFunctions: readonly FnDef[] = [
   }),
   defineFunction({
     name: 'map_keys',
+    description: 'Renames the keys of an object with the closure.',
     params: [
       { name: 'value', kind: K.OBJECT, required: true },
       { name: 'recursive', kind: K.BOOLEAN },
@@ -73,16 +77,18 @@ export const iterationFunctions: readonly FnDef[] = [
   }),
   defineFunction({
     name: 'map_values',
+    description: 'Replaces the values of an object or array with the closure result.',
     params: [
       { name: 'value', kind: K.OBJECT | K.ARRAY, required: true },
       { name: 'recursive', kind: K.BOOLEAN },
     ],
     closure: { arity: 1, params: (args) => [args[1]!.present ? K.ANY.without(K.UNDEFINED) : valueKind(args[0]!)] },
-    returns: (args) => (args[0]!.kind.isOnly(K.ARRAY) ? K.K_ARRAY : args[0]!.kind.isOnly(K.OBJECT) ? K.K_OBJECT : K.k(K.ARRAY | K.OBJECT)),
+    returns: sameContainer,
     call: ([v, r], env) => mapValuesRec(v!, env.closure!, r === true),
   }),
   defineFunction({
     name: 'replace_with',
+    description: 'Replaces regex matches with the closure result.',
     params: [
       { name: 'value', kind: K.BYTES, required: true },
       { name: 'pattern', kind: K.REGEX, required: true },

@@ -8,6 +8,7 @@ import * as K from '../kind.js';
 export const datadogQueryFunctions: readonly FnDef[] = [
   defineFunction({
     name: 'match_datadog_query',
+    description: 'Whether an object matches a Datadog search query.',
     params: [
       { name: 'value', kind: K.OBJECT, required: true },
       { name: 'query', kind: K.BYTES, required: true },

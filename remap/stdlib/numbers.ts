@@ -1,16 +1,19 @@
-/** Number functions: floor, ceil, round, abs, mod, format_int, format_number, parse_int. */
+/** Number functions: floor, ceil, round, abs, mod, format_int, format_number, parse_int, parse_float. */
 import { type Value, Float } from '../../lib/value.js';
 import { type ArgInfo, type FnDef, defineFunction } from '../function.js';
 import * as K from '../kind.js';
 import { opRem } from '../runtime.js';
-import { fail, num, optInt } from './util.js';
+import { num, optInt } from './args.js';
+import { parseFloatStrict } from './coercions.js';
+import { fail } from './errors.js';
 
 const N = K.INTEGER | K.FLOAT;
 const sameKind = (args: readonly ArgInfo[]): K.Kind => (args[0]!.kind.isOnly(K.INTEGER) ? K.K_INTEGER : args[0]!.kind.isOnly(K.FLOAT) ? K.K_FLOAT : K.k(N));
 
-function rounding(name: string, f: (x: number) => number): FnDef {
+function rounding(name: string, description: string, f: (x: number) => number): FnDef {
   return defineFunction({
     name,
+    description,
     params: [
       { name: 'value', kind: N, required: true },
       { name: 'precision', kind: K.INTEGER },
@@ -30,17 +33,19 @@ const roundHalfAway = (x: number): number => (x < 0 ? -Math.round(-x) : Math.rou
 
 /** The functions of this file, for the stdlib list. */
 export const numberFunctions: readonly FnDef[] = [
-  rounding('floor', Math.floor),
-  rounding('ceil', Math.ceil),
-  rounding('round', roundHalfAway),
+  rounding('floor', 'Rounds a number down, optionally to a number of decimal places.', Math.floor),
+  rounding('ceil', 'Rounds a number up, optionally to a number of decimal places.', Math.ceil),
+  rounding('round', 'Rounds a number, optionally to a number of decimal places.', roundHalfAway),
   defineFunction({
     name: 'abs',
+    description: 'Absolute value of a number.',
     params: [{ name: 'value', kind: N, required: true }],
     returns: sameKind,
     call: ([v]) => (typeof v === 'number' ? Math.abs(v) : new Float(Math.abs(num(v)))),
   }),
   defineFunction({
     name: 'mod',
+    description: 'Remainder of an integer division.',
     params: [
       { name: 'value', kind: N, required: true },
       { name: 'modulus', kind: N, required: true },
@@ -54,6 +59,7 @@ export const numberFunctions: readonly FnDef[] = [
   }),
   defineFunction({
     name: 'format_int',
+    description: 'Formats an integer in a base from 2 to 36.',
     params: [
       { name: 'value', kind: K.INTEGER, required: true },
       { name: 'base', kind: K.INTEGER },
@@ -68,6 +74,7 @@ export const numberFunctions: readonly FnDef[] = [
   }),
   defineFunction({
     name: 'format_number',
+    description: 'Formats a number with a scale and decimal/grouping separators.',
     params: [
       { name: 'value', kind: N, required: true },
       { name: 'scale', kind: K.INTEGER },
@@ -88,6 +95,7 @@ export const numberFunctions: readonly FnDef[] = [
   }),
   defineFunction({
     name: 'parse_int',
+    description: 'Parses a string into an integer, optionally in a base.',
     params: [
       { name: 'value', kind: K.BYTES, required: true },
       { name: 'base', kind: K.INTEGER },
@@ -113,5 +121,13 @@ export const numberFunctions: readonly FnDef[] = [
       const r = parseInt(s, base);
       return r as Value;
     },
+  }),
+  defineFunction({
+    name: 'parse_float',
+    description: 'Parses a string into a float.',
+    params: [{ name: 'value', kind: K.BYTES, required: true }],
+    fallible: true,
+    returns: K.K_FLOAT,
+    call: ([v]) => new Float(parseFloatStrict(v as string)),
   }),
 ];

@@ -1,9 +1,9 @@
-/** AWS and metrics line parsers: parse_aws_vpc_flow_log, parse_aws_alb_log, parse_influxdb, and parse_linux_authorization (syslog alias). */
-import { type ObjectValue, type Value, Float, Timestamp } from '../../lib/value.js';
+/** AWS log parsers: parse_aws_vpc_flow_log, parse_aws_alb_log, parse_aws_cloudwatch_log_subscription_message. */
+import { type ObjectValue, type Value, Float, Timestamp, isObject } from '../../lib/value.js';
 import { type FnDef, defineFunction } from '../function.js';
 import * as K from '../kind.js';
-import { parseSyslog } from './parse-syslog.js';
-import { fail } from './util.js';
+import { fail } from './errors.js';
+import { parseJsonText } from './json-codec.js';
 
 const DEFAULT_VPC_FORMAT = 'version account_id interface_id srcaddr dstaddr srcport dstport protocol packets bytes start end action log_status';
 
@@ -41,29 +41,6 @@ function parseVpc(input: string, format: string): ObjectValue {
   }
   return out;
 }
-
-/** The functions of this file, for the stdlib list. */
-export const awsFunctions: readonly FnDef[] = [
-  defineFunction({
-    name: 'parse_aws_vpc_flow_log',
-    fresh: true,
-    params: [
-      { name: 'value', kind: K.BYTES, required: true },
-      { name: 'format', kind: K.BYTES },
-    ],
-    fallible: true,
-    returns: K.objectOf(K.k(K.BYTES | K.INTEGER | K.NULL)),
-    call: ([v, f]) => parseVpc(v as string, typeof f === 'string' ? f : DEFAULT_VPC_FORMAT),
-  }),
-  defineFunction({
-    name: 'parse_linux_authorization',
-    fresh: true,
-    params: [{ name: 'value', kind: K.BYTES, required: true }],
-    fallible: true,
-    returns: K.K_OBJECT,
-    call: ([v], env) => parseSyslog(v as string, env.ctx.tz),
-  }),
-];
 
 /** Reads the space-separated fields of an ALB access log line in order. */
 class AlbCursor {
@@ -174,9 +151,22 @@ function parseAlb(line: string, strict: boolean): ObjectValue {
 }
 
 /** The functions of this file, for the stdlib list. */
-export const albFunctions: readonly FnDef[] = [
+export const awsFunctions: readonly FnDef[] = [
+  defineFunction({
+    name: 'parse_aws_vpc_flow_log',
+    description: 'Parses an AWS VPC flow log line.',
+    fresh: true,
+    params: [
+      { name: 'value', kind: K.BYTES, required: true },
+      { name: 'format', kind: K.BYTES },
+    ],
+    fallible: true,
+    returns: K.objectOf(K.k(K.BYTES | K.INTEGER | K.NULL)),
+    call: ([v, f]) => parseVpc(v as string, typeof f === 'string' ? f : DEFAULT_VPC_FORMAT),
+  }),
   defineFunction({
     name: 'parse_aws_alb_log',
+    description: 'Parses an AWS Application Load Balancer access log line.',
     fresh: true,
     params: [
       { name: 'value', kind: K.BYTES, required: true },
@@ -186,83 +176,38 @@ export const albFunctions: readonly FnDef[] = [
     returns: K.K_OBJECT,
     call: ([v, s]) => parseAlb(v as string, s !== false),
   }),
-];
-
-/** Splits on `sep` outside double quotes, honouring backslash escapes. */
-function splitUnquoted(s: string, sep: string): string[] {
-  const out: string[] = [];
-  let cur = '';
-  let quoted = false;
-  for (let i = 0; i < s.length; i++) {
-    const c = s[i]!;
-    if (c === '\\' && i + 1 < s.length) {
-      cur += c + s[i + 1];
-      i++;
-    } else if (c === '"') {
-      quoted = !quoted;
-      cur += c;
-    } else if (c === sep && !quoted) {
-      out.push(cur);
-      cur = '';
-    } else cur += c;
-  }
-  out.push(cur);
-  return out;
-}
-
-const unescapeInflux = (s: string): string => s.replace(/\\([,= \\"])/g, '$1');
-
-/** InfluxDB line protocol: one gauge metric per numeric/boolean field, named `<measurement>_<field>`. */
-function parseInflux(line: string): Value[] {
-  const parts = splitUnquoted(line.trim(), ' ').filter((p) => p !== '');
-  if (parts.length < 2) return fail('InfluxDB line protocol parsing error: No fields were provided');
-  const [head, fieldSet, ts] = parts as [string, string, string | undefined];
-  const headParts = splitUnquoted(head, ',');
-  const measurement = unescapeInflux(headParts[0]!);
-  const tags: ObjectValue = {};
-  for (const t of headParts.slice(1)) {
-    const eq = t.indexOf('=');
-    if (eq < 0) return fail('InfluxDB line protocol parsing error: invalid tag set');
-    tags[unescapeInflux(t.slice(0, eq))] = unescapeInflux(t.slice(eq + 1));
-  }
-  let timestamp: Timestamp | undefined;
-  if (ts !== undefined) {
-    if (!/^-?\d+$/.test(ts)) return fail('InfluxDB line protocol parsing error: invalid timestamp');
-    timestamp = Timestamp.fromNanos(BigInt(ts));
-  }
-  const out: Value[] = [];
-  for (const f of splitUnquoted(fieldSet, ',')) {
-    const eq = f.indexOf('=');
-    if (eq < 0) return fail('InfluxDB line protocol parsing error: invalid field set');
-    const key = unescapeInflux(f.slice(0, eq));
-    const raw = f.slice(eq + 1);
-    let n: number;
-    if (/^[+-]?\d+[iu]$/.test(raw)) n = Number(raw.slice(0, -1));
-    else if (/^(t|T|true|True|TRUE)$/.test(raw)) n = 1;
-    else if (/^(f|F|false|False|FALSE)$/.test(raw)) n = 0;
-    else if (raw.startsWith('"')) return fail("Error while converting InfluxDB line protocol metric to Vector's metric model: field set values of type string are not supported");
-    else {
-      n = Number(raw);
-      if (raw === '' || Number.isNaN(n)) return fail("Error while converting InfluxDB line protocol metric to Vector's metric model: NaN field set values are not supported");
-    }
-    const m: ObjectValue = { name: `${measurement}_${key}` };
-    if (headParts.length > 1) m.tags = { ...tags };
-    if (timestamp) m.timestamp = timestamp;
-    m.kind = 'absolute';
-    m.gauge = { value: new Float(n) };
-    out.push(m);
-  }
-  return out;
-}
-
-/** The functions of this file, for the stdlib list. */
-export const influxFunctions: readonly FnDef[] = [
   defineFunction({
-    name: 'parse_influxdb',
+    name: 'parse_aws_cloudwatch_log_subscription_message',
+    description: 'Parses a CloudWatch Logs subscription message.',
     fresh: true,
     params: [{ name: 'value', kind: K.BYTES, required: true }],
     fallible: true,
-    returns: K.arrayOf(K.K_OBJECT),
-    call: ([v]) => parseInflux(v as string),
+    returns: K.objectKind(
+      new Map<string, K.Kind>([
+        ['owner', K.K_BYTES],
+        ['message_type', K.K_BYTES],
+        ['log_group', K.K_BYTES],
+        ['log_stream', K.K_BYTES],
+        ['subscription_filters', K.arrayOf(K.K_BYTES)],
+        ['log_events', K.arrayOf(K.objectKind(new Map([['id', K.K_BYTES], ['timestamp', K.K_TIMESTAMP], ['message', K.K_BYTES]])))],
+      ]),
+    ),
+    call: ([v]) => {
+      const j = parseJsonText(v as string);
+      if (!isObject(j)) return fail('unable to parse');
+      const events = Array.isArray(j.logEvents) ? j.logEvents : [];
+      return {
+        owner: j.owner ?? null,
+        message_type: j.messageType ?? null,
+        log_group: j.logGroup ?? null,
+        log_stream: j.logStream ?? null,
+        subscription_filters: j.subscriptionFilters ?? [],
+        log_events: events.map((e) => {
+          const o = isObject(e) ? e : {};
+          const ms = typeof o.timestamp === 'number' ? o.timestamp : 0;
+          return { id: o.id ?? null, timestamp: new Timestamp(ms, 0), message: o.message ?? null };
+        }),
+      };
+    },
   }),
 ];

@@ -1,9 +1,9 @@
-/** parse_syslog (RFC 5424 and RFC 3164, loosely), to_syslog_level / severity / facility helpers. */
+/** parse_syslog (RFC 5424 and RFC 3164, loosely) and its alias parse_linux_authorization; to_syslog_level / severity / facility helpers. */
 import { type ObjectValue, type Value, Timestamp } from '../../lib/value.js';
 import { compileFormat } from '../../lib/time/strftime.js';
 import { type FnDef, defineFunction } from '../function.js';
 import * as K from '../kind.js';
-import { fail } from './util.js';
+import { fail } from './errors.js';
 
 /** Syslog facility names by code (RFC 5424 table). */
 export const FACILITIES = [
@@ -189,6 +189,7 @@ const SYSLOG_KIND = K.objectKind(
 export const syslogFunctions: readonly FnDef[] = [
   defineFunction({
     name: 'parse_syslog',
+    description: 'Parses an RFC 5424 or RFC 3164 syslog line.',
     fresh: true,
     params: [{ name: 'value', kind: K.BYTES, required: true }],
     fallible: true,
@@ -196,7 +197,17 @@ export const syslogFunctions: readonly FnDef[] = [
     call: ([v], env) => parseSyslog(v as string, env.ctx.tz),
   }),
   defineFunction({
+    name: 'parse_linux_authorization',
+    description: 'Parses a Linux authorization (auth.log) line.',
+    fresh: true,
+    params: [{ name: 'value', kind: K.BYTES, required: true }],
+    fallible: true,
+    returns: K.K_OBJECT,
+    call: ([v], env) => parseSyslog(v as string, env.ctx.tz),
+  }),
+  defineFunction({
     name: 'to_syslog_level',
+    description: 'Syslog level name of a severity number.',
     params: [{ name: 'value', kind: K.INTEGER, required: true }],
     fallible: true,
     returns: K.K_BYTES,
@@ -204,6 +215,7 @@ export const syslogFunctions: readonly FnDef[] = [
   }),
   defineFunction({
     name: 'to_syslog_severity',
+    description: 'Syslog severity number of a level name.',
     params: [{ name: 'value', kind: K.BYTES, required: true }],
     fallible: true,
     returns: K.K_INTEGER,
@@ -216,6 +228,7 @@ export const syslogFunctions: readonly FnDef[] = [
   }),
   defineFunction({
     name: 'to_syslog_facility',
+    description: 'Syslog facility name of a facility code.',
     params: [{ name: 'value', kind: K.INTEGER, required: true }],
     fallible: true,
     returns: K.K_BYTES,
@@ -223,6 +236,7 @@ export const syslogFunctions: readonly FnDef[] = [
   }),
   defineFunction({
     name: 'to_syslog_facility_code',
+    description: 'Syslog facility code of a facility name.',
     params: [{ name: 'value', kind: K.BYTES, required: true }],
     fallible: true,
     returns: K.K_INTEGER,

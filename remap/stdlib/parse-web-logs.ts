@@ -1,9 +1,10 @@
-/** parse_apache_log and parse_nginx_log: the common/combined/error/main/ingress log layouts. */
+/** Web server logs: parse_common_log, parse_apache_log and parse_nginx_log (common/combined/error/main/ingress layouts). */
 import { type ObjectValue, Float } from '../../lib/value.js';
 import { compileFormat } from '../../lib/time/strftime.js';
 import { type FnDef, FunctionCompileError, defineFunction } from '../function.js';
 import * as K from '../kind.js';
-import { fail, optStr } from './util.js';
+import { opt, optStr, req } from './args.js';
+import { fail } from './errors.js';
 
 const INTS = new Set(['status', 'size', 'pid', 'tid', 'cid', 'port', 'body_bytes_size', 'request_length', 'upstream_response_length', 'upstream_status']);
 const FLOATS = new Set(['excess', 'request_time', 'upstream_response_time']);
@@ -62,16 +63,48 @@ function checkFormat(table: Record<string, unknown>) {
   };
 }
 
+const COMMON =
+  /^\s*(-|(?<host>.*?))\s+(-|(?<identity>.*?))\s+(-|(?<user>.*?))\s+(-|\[(-|(?<timestamp>[^[]*))\])\s+(-|"(-|(\s*(?<message>((?<method>\w+)\s+(?<path>(?:\\"|[^"])*?)\s+(?<protocol>(?:\\"|[^"])*?)\s*|(?:\\"|[^"])*?))\s*))")\s+(-|(?<status>\d+))\s+(-|(?<size>\d+))\s*$/;
+
+function parseCommonLog(s: string, fmt: string, tz: string | undefined): ObjectValue {
+  const m = COMMON.exec(s);
+  if (!m?.groups) return fail('failed parsing common log line');
+  const g = m.groups;
+  const out: ObjectValue = {};
+  for (const k of ['host', 'identity', 'user', 'message', 'method', 'path', 'protocol']) if (g[k] !== undefined) out[k] = g[k]!;
+  if (g.status !== undefined) out.status = Number(g.status);
+  if (g.size !== undefined) out.size = Number(g.size);
+  if (g.timestamp !== undefined) {
+    try {
+      out.timestamp = compileFormat(fmt).parse(g.timestamp, tz);
+    } catch (e) {
+      return fail(`failed parsing timestamp ${g.timestamp} using format ${fmt}: ${(e as Error).message}`);
+    }
+  }
+  return out;
+}
+
+const WEB_LOG_PARAMS = [req('value', K.BYTES), req('format', K.BYTES), opt('timestamp_format', K.BYTES)];
+
 /** The functions of this file, for the stdlib list. */
 export const webLogFunctions: readonly FnDef[] = [
   defineFunction({
-    name: 'parse_apache_log',
+    name: 'parse_common_log',
+    description: 'Parses a Common Log Format line.',
     fresh: true,
     params: [
       { name: 'value', kind: K.BYTES, required: true },
-      { name: 'format', kind: K.BYTES, required: true },
       { name: 'timestamp_format', kind: K.BYTES },
     ],
+    fallible: true,
+    returns: K.K_OBJECT,
+    call: ([v, f], env) => parseCommonLog(v as string, optStr(f, '%d/%b/%Y:%T %z'), env.ctx.tz),
+  }),
+  defineFunction({
+    name: 'parse_apache_log',
+    description: 'Parses an Apache common, combined or error log line.',
+    fresh: true,
+    params: WEB_LOG_PARAMS,
     fallible: true,
     prepare: checkFormat(APACHE),
     returns: K.K_OBJECT,
@@ -96,12 +129,9 @@ export const webLogFunctions: readonly FnDef[] = [
   }),
   defineFunction({
     name: 'parse_nginx_log',
+    description: 'Parses an Nginx combined, ingress or error log line.',
     fresh: true,
-    params: [
-      { name: 'value', kind: K.BYTES, required: true },
-      { name: 'format', kind: K.BYTES, required: true },
-      { name: 'timestamp_format', kind: K.BYTES },
-    ],
+    params: WEB_LOG_PARAMS,
     fallible: true,
     prepare: checkFormat(NGINX),
     returns: K.K_OBJECT,

@@ -2,7 +2,8 @@
 import { type ObjectValue, type Value, Float } from '../../lib/value.js';
 import { type FnDef, defineFunction } from '../function.js';
 import * as K from '../kind.js';
-import { fail, optStr } from './util.js';
+import { optStr } from './args.js';
+import { fail } from './errors.js';
 
 interface XmlElement {
   readonly name: string;
@@ -168,6 +169,7 @@ const b = (v: Value | undefined, d: boolean): boolean => (typeof v === 'boolean'
 export const xmlFunctions: readonly FnDef[] = [
   defineFunction({
     name: 'parse_xml',
+    description: 'Parses XML into an object.',
     fresh: true,
     params: [
       { name: 'value', kind: K.BYTES, required: true },

@@ -5,14 +5,12 @@ import { type FnDef, FunctionCompileError, defineFunction } from '../function.js
 import * as K from '../kind.js';
 import { globalOf } from '../regex.js';
 import { displayValue } from '../../lib/value-display.js';
+import { SHA2, SHA3 } from './hashes.js';
 
 const SSN = /(?:00[1-9]|0[1-9][0-9]|[1-578][0-9]{2}|6[0-57-9][0-9]|66[0-57-9])-(?:0[1-9]|[1-9]0|[1-9][1-9])-(?:000[1-9]|00[1-9]0|0[1-9]00|[1-9]000|[1-9]{4})/g;
 
 type Pattern = RegExp | string;
 type Redactor = (match: string) => string;
-
-const SHA2: Record<string, string> = { 'SHA-224': 'sha224', 'SHA-256': 'sha256', 'SHA-384': 'sha384', 'SHA-512': 'sha512', 'SHA-512/224': 'sha512-224', 'SHA-512/256': 'sha512-256' };
-const SHA3: Record<string, string> = { 'SHA3-224': 'sha3-224', 'SHA3-256': 'sha3-256', 'SHA3-384': 'sha3-384', 'SHA3-512': 'sha3-512' };
 
 function filterOf(v: Value): Pattern[] {
   if (v instanceof RegExp) return [globalOf(v)];
@@ -88,6 +86,7 @@ function redact(v: Value, filters: Pattern[][], r: Redactor): Value {
 export const redactFunctions: readonly FnDef[] = [
   defineFunction({
     name: 'redact',
+    description: 'Replaces matches of patterns or filters in a value.',
     params: [
       { name: 'value', kind: K.BYTES | K.OBJECT | K.ARRAY, required: true },
       { name: 'filters', kind: K.ARRAY, required: true },

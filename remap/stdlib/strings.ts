@@ -1,16 +1,15 @@
-/** String functions: case, search, replace, split/join, slicing, trimming, entropy, redaction. */
+/** String functions: search, replace, split/join, slicing, trimming, sieve, entropy. */
 import { type Value, Float } from '../../lib/value.js';
 import { type ArgInfo, type FnDef, FunctionCompileError, defineFunction } from '../function.js';
 import * as K from '../kind.js';
 import { globalOf, jsSource } from '../regex.js';
-import { fail, fromBytes, optInt, toBytes } from './util.js';
+import { opt, optInt, optStr, req } from './args.js';
+import { fromBytes, toBytes } from './bytes.js';
+import { fail } from './errors.js';
 
 const S = K.BYTES;
-const req = (name: string, kind: number) => ({ name, kind, required: true });
-const opt = (name: string, kind: number) => ({ name, kind });
-
-function strFn(name: string, f: (s: string) => Value, returns: K.Kind = K.K_BYTES): FnDef {
-  return defineFunction({ name, params: [req('value', S)], returns, call: ([v]) => f(v as string) });
+function strFn(name: string, description: string, f: (s: string) => Value, returns: K.Kind = K.K_BYTES): FnDef {
+  return defineFunction({ name, description, params: [req('value', S)], returns, call: ([v]) => f(v as string) });
 }
 
 /** Rust replacement syntax (`$1`, `${name}`, `$name`) to JS (`$1`, `$<name>`). */
@@ -27,20 +26,20 @@ const charsOf = (s: string): string[] => Array.from(s);
 
 /** The functions of this file, for the stdlib list. */
 export const stringFunctions: readonly FnDef[] = [
-  strFn('upcase', (s) => s.toUpperCase()),
-  strFn('downcase', (s) => s.toLowerCase()),
-  strFn('strip_whitespace', (s) => s.trim()),
-  strFn('strlen', (s) => charsOf(s).length, K.K_INTEGER),
-  strFn('strip_ansi_escape_codes', (s) => s.replace(/\u001b\[[0-9;?]*[ -/]*[@-~]|\u001b[@-Z\\-_]/g, '')),
-  strFn('reverse_string', (s) => charsOf(s).reverse().join('')),
+  strFn('strip_whitespace', 'Removes leading and trailing whitespace.', (s) => s.trim()),
+  strFn('strlen', 'Number of characters in a string.', (s) => charsOf(s).length, K.K_INTEGER),
+  strFn('strip_ansi_escape_codes', 'Removes ANSI escape codes from a string.', (s) => s.replace(/\u001b\[[0-9;?]*[ -/]*[@-~]|\u001b[@-Z\\-_]/g, '')),
+  strFn('reverse_string', 'Reverses the characters of a string.', (s) => charsOf(s).reverse().join('')),
   defineFunction({
     name: 'contains',
+    description: 'Whether a string contains a substring.',
     params: [req('value', S), req('substring', S), opt('case_sensitive', K.BOOLEAN)],
     returns: K.K_BOOLEAN,
     call: ([v, sub, cs]) => (cs === false ? (v as string).toLowerCase().includes((sub as string).toLowerCase()) : (v as string).includes(sub as string)),
   }),
   defineFunction({
     name: 'contains_all',
+    description: 'Whether a string contains every given substring.',
     params: [req('value', S), req('substrings', K.ARRAY), opt('case_sensitive', K.BOOLEAN)],
     fallible: (args) => !K.elementKind(args[1]!.kind).isOnly(K.BYTES),
     returns: K.K_BOOLEAN,
@@ -54,18 +53,21 @@ export const stringFunctions: readonly FnDef[] = [
   }),
   defineFunction({
     name: 'starts_with',
+    description: 'Whether a string starts with a substring.',
     params: [req('value', S), req('substring', S), opt('case_sensitive', K.BOOLEAN)],
     returns: K.K_BOOLEAN,
     call: ([v, sub, cs]) => (cs === false ? (v as string).toLowerCase().startsWith((sub as string).toLowerCase()) : (v as string).startsWith(sub as string)),
   }),
   defineFunction({
     name: 'ends_with',
+    description: 'Whether a string ends with a substring.',
     params: [req('value', S), req('substring', S), opt('case_sensitive', K.BOOLEAN)],
     returns: K.K_BOOLEAN,
     call: ([v, sub, cs]) => (cs === false ? (v as string).toLowerCase().endsWith((sub as string).toLowerCase()) : (v as string).endsWith(sub as string)),
   }),
   defineFunction({
     name: 'replace',
+    description: 'Replaces matches of a substring or regex.',
     params: [req('value', S), req('pattern', S | K.REGEX), req('with', S), opt('count', K.INTEGER)],
     returns: K.K_BYTES,
     call: ([v, p, w, c]) => {
@@ -95,7 +97,30 @@ export const stringFunctions: readonly FnDef[] = [
     },
   }),
   defineFunction({
+    name: 'find',
+    description: 'Position of the first match of a substring or regex in a string.',
+    params: [
+      { name: 'value', kind: K.BYTES, required: true },
+      { name: 'pattern', kind: K.BYTES | K.REGEX, required: true },
+      { name: 'from', kind: K.INTEGER },
+    ],
+    returns: K.k(K.INTEGER | K.NULL),
+    call: ([v, p, f]) => {
+      const s = v as string;
+      const from = typeof f === 'number' ? f : 0;
+      if (typeof p === 'string') {
+        const i = s.indexOf(p, from);
+        return i < 0 ? null : i;
+      }
+      const re = globalOf(p as RegExp);
+      re.lastIndex = from;
+      const m = re.exec(s);
+      return m ? m.index : null;
+    },
+  }),
+  defineFunction({
     name: 'split',
+    description: 'Splits a string by a substring or regex.',
     fresh: true,
     params: [req('value', S), req('pattern', S | K.REGEX), opt('limit', K.INTEGER)],
     returns: K.arrayOf(K.K_BYTES),
@@ -135,6 +160,7 @@ export const stringFunctions: readonly FnDef[] = [
   }),
   defineFunction({
     name: 'join',
+    description: 'Joins an array of strings with an optional separator.',
     params: [req('value', K.ARRAY), opt('separator', S)],
     fallible: true,
     returns: K.K_BYTES,
@@ -146,6 +172,7 @@ export const stringFunctions: readonly FnDef[] = [
   }),
   defineFunction({
     name: 'truncate',
+    description: 'Shortens a string to a length, optionally with a suffix.',
     params: [req('value', S), req('limit', K.INTEGER), opt('ellipsis', K.BOOLEAN), opt('suffix', S)],
     returns: K.K_BYTES,
     call: ([v, l, e, suf]) => {
@@ -158,6 +185,7 @@ export const stringFunctions: readonly FnDef[] = [
   }),
   defineFunction({
     name: 'slice',
+    description: 'Part of a string or array between two positions.',
     params: [req('value', S | K.ARRAY), req('start', K.INTEGER), opt('end', K.INTEGER)],
     fallible: true,
     returns: (args: readonly ArgInfo[]) => {
@@ -184,12 +212,45 @@ export const stringFunctions: readonly FnDef[] = [
   }),
   defineFunction({
     name: 'length',
+    description: 'Number of characters, elements or fields.',
     params: [req('value', K.ARRAY | K.OBJECT | S)],
     returns: K.K_INTEGER,
     call: ([v]) => (typeof v === 'string' ? toBytes(v).length : Array.isArray(v) ? v.length : Object.keys(v as object).length),
   }),
   defineFunction({
+    name: 'sieve',
+    description: 'Keeps only characters matching a pattern.',
+    params: [
+      { name: 'value', kind: K.BYTES, required: true },
+      { name: 'permitted_characters', kind: K.REGEX, required: true },
+      { name: 'replace_single', kind: K.BYTES },
+      { name: 'replace_repeated', kind: K.BYTES },
+    ],
+    returns: K.K_BYTES,
+    call: ([v, p, rs, rr]) => {
+      const re = new RegExp(p as RegExp, (p as RegExp).flags.replace('g', ''));
+      const single = optStr(rs, '');
+      const repeated = optStr(rr, '');
+      let out = '';
+      let run = 0;
+      const flush = (): void => {
+        if (run === 1) out += single;
+        else if (run > 1) out += repeated;
+        run = 0;
+      };
+      for (const ch of v as string) {
+        if (re.test(ch)) {
+          flush();
+          out += ch;
+        } else run++;
+      }
+      flush();
+      return out;
+    },
+  }),
+  defineFunction({
     name: 'shannon_entropy',
+    description: 'Shannon entropy of a string by bytes, code points or graphemes.',
     params: [req('value', S), opt('segmentation', S)],
     fallible: (args) => args[1]!.present && !args[1]!.isConstant,
     returns: K.K_FLOAT,

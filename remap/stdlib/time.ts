@@ -3,7 +3,8 @@ import { type Value, Float, Timestamp } from '../../lib/value.js';
 import { FormatError, TimestampParseError, compileFormat, resolveTimezone } from '../../lib/time/strftime.js';
 import { type FnDef, FunctionCompileError, defineFunction } from '../function.js';
 import * as K from '../kind.js';
-import { fail, optStr } from './util.js';
+import { optStr } from './args.js';
+import { fail } from './errors.js';
 
 const UNITS = ['seconds', 'milliseconds', 'microseconds', 'nanoseconds'] as const;
 const NANOS: Record<string, bigint> = { seconds: 1_000_000_000n, milliseconds: 1_000_000n, microseconds: 1000n, nanoseconds: 1n };
@@ -60,9 +61,10 @@ function timezoneArg(arg: unknown, dflt: string | undefined): string | undefined
 
 /** The functions of this file, for the stdlib list. */
 export const timeFunctions: readonly FnDef[] = [
-  defineFunction({ name: 'now', params: [], impure: true, returns: K.K_TIMESTAMP, call: () => Timestamp.now() }),
+  defineFunction({ name: 'now', description: 'Current time.', params: [], impure: true, returns: K.K_TIMESTAMP, call: () => Timestamp.now() }),
   defineFunction({
     name: 'from_unix_timestamp',
+    description: 'Timestamp from a Unix time in seconds, milliseconds, microseconds or nanoseconds.',
     params: [
       { name: 'value', kind: K.INTEGER, required: true },
       { name: 'unit', kind: K.BYTES },
@@ -78,6 +80,7 @@ export const timeFunctions: readonly FnDef[] = [
   }),
   defineFunction({
     name: 'to_unix_timestamp',
+    description: 'Unix time of a timestamp in a unit.',
     params: [
       { name: 'value', kind: K.TIMESTAMP, required: true },
       { name: 'unit', kind: K.BYTES },
@@ -96,6 +99,7 @@ export const timeFunctions: readonly FnDef[] = [
   }),
   defineFunction({
     name: 'to_timestamp',
+    description: 'Converts a value to a timestamp.',
     params: [
       { name: 'value', kind: K.BYTES | K.INTEGER | K.FLOAT | K.TIMESTAMP, required: true },
       { name: 'unit', kind: K.BYTES },
@@ -115,6 +119,7 @@ export const timeFunctions: readonly FnDef[] = [
   }),
   defineFunction({
     name: 'parse_timestamp',
+    description: 'Parses a timestamp with a strftime format.',
     params: [
       { name: 'value', kind: K.BYTES | K.TIMESTAMP, required: true },
       { name: 'format', kind: K.BYTES, required: true },
@@ -136,6 +141,7 @@ export const timeFunctions: readonly FnDef[] = [
   }),
   defineFunction({
     name: 'format_timestamp',
+    description: 'Formats a timestamp with a strftime format.',
     params: [
       { name: 'value', kind: K.TIMESTAMP, required: true },
       { name: 'format', kind: K.BYTES, required: true },
@@ -154,4 +160,3 @@ export const timeFunctions: readonly FnDef[] = [
     },
   }),
 ];
-

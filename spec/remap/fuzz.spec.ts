@@ -10,7 +10,7 @@ import { CompileError, compile } from '../../remap/index.js';
 import * as K from '../../remap/kind.js';
 import type { FnDef } from '../../remap/function.js';
 import { stdlib } from '../../remap/stdlib/index.js';
-import { parseJsonExact, parseJsonText } from '../../remap/stdlib/util.js';
+import { parseJsonExact, parseJsonText } from '../../remap/stdlib/json-codec.js';
 import { valueEquals } from '../../lib/value.js';
 
 const MAX_RUN_MS = 1000;

@@ -8,7 +8,7 @@ import { Float, Timestamp, type Value, isObject, valueEquals } from '../../lib/v
 import { CompileError, compile, formatDiagnostics } from '../../remap/index.js';
 import type { ReadOnlyPath } from '../../remap/compiler.js';
 import { VrlRegex } from '../../remap/regex.js';
-import { lossyText } from '../../remap/stdlib/util.js';
+import { lossyText } from '../../remap/stdlib/bytes.js';
 
 export interface Case {
   readonly source: string;

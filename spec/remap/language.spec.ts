@@ -1,7 +1,8 @@
 /** Table-driven tests of the remap language: results, events after the run, diagnostics codes. */
 import { expect } from 'chai';
 import { Float, Timestamp, type Value } from '../../lib/value.js';
-import { CompileError, compile } from '../../remap/index.js';
+import { CompileError, type FnDef, compile } from '../../remap/index.js';
+import * as K from '../../remap/kind.js';
 import { parseJsonValue } from './harness.js';
 
 const run = (src: string, event: Value = {}) => compile(src).run(event, {});
@@ -144,6 +145,22 @@ describe('remap language', () => {
       ['x = "s"; x.y = 1', [642]],
     ];
     for (const [src, want] of cases) it(`${src} → E${want.join(', E')}`, () => expect(codes(src)).to.deep.equal(want));
+  });
+
+  it('suggests the closest function name, the first by name among equally close ones, whatever the list order', () => {
+    const fn = (name: string): FnDef => ({ name, params: [], returns: K.K_NULL, call: () => null });
+    const suggestion = (src: string, functions: FnDef[]): string | undefined => {
+      try {
+        compile(src, { functions });
+      } catch (e) {
+        if (e instanceof CompileError) return /did you mean "([^"]+)"/.exec(e.message)?.[1];
+        throw e;
+      }
+      return undefined;
+    };
+    expect(suggestion('qqqb()', [fn('qqqc'), fn('qqqa')])).to.equal('qqqa');
+    expect(suggestion('qqqb()', [fn('qqqa'), fn('qqqc')])).to.equal('qqqa');
+    expect(suggestion('upcse("a")', [])).to.equal('upcase');
   });
 
   it('warns about unused expressions (E900)', () => {

@@ -1,8 +1,9 @@
-/** parse_json / encode_json. */
+/** parse_json and encode_json. */
 import type { Value } from '../../lib/value.js';
 import { type FnDef, defineFunction } from '../function.js';
 import * as K from '../kind.js';
-import { encodeJson, fail, parseJsonText } from './util.js';
+import { fail } from './errors.js';
+import { encodeJson, parseJsonText } from './json-codec.js';
 
 /** Kind of any JSON document. */
 export const JSON_KIND: K.Kind = (() => {
@@ -16,6 +17,7 @@ export const JSON_KIND: K.Kind = (() => {
 export const jsonFunctions: readonly FnDef[] = [
   defineFunction({
     name: 'parse_json',
+    description: 'Parses JSON text.',
     fresh: true,
     params: [
       { name: 'value', kind: K.BYTES, required: true },
@@ -35,6 +37,7 @@ export const jsonFunctions: readonly FnDef[] = [
   }),
   defineFunction({
     name: 'encode_json',
+    description: 'Encodes a value as JSON text.',
     params: [
       { name: 'value', kind: K.ALL, required: true },
       { name: 'pretty', kind: K.BOOLEAN },

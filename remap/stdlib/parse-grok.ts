@@ -2,7 +2,7 @@
 import type { ObjectValue } from '../../lib/value.js';
 import { type FnDef, FunctionCompileError, defineFunction } from '../function.js';
 import * as K from '../kind.js';
-import { fail } from './util.js';
+import { fail } from './errors.js';
 
 /** The usual grok pattern names, each a regex that may refer to others with %{NAME}. */
 const PATTERNS: Record<string, string> = {
@@ -108,6 +108,7 @@ export function compileGrok(pattern: string): Grok {
 export const grokFunctions: readonly FnDef[] = [
   defineFunction({
     name: 'parse_grok',
+    description: 'Parses a string with a grok pattern.',
     fresh: true,
     params: [
       { name: 'value', kind: K.BYTES, required: true },

@@ -1,9 +1,10 @@
-/** Regex functions: match, match_any, parse_regex, parse_regex_all. */
+/** Regex matching: match, match_any, match_array, parse_regex, parse_regex_all. */
 import type { ObjectValue, Value } from '../../lib/value.js';
 import { type ArgInfo, type FnDef, defineFunction } from '../function.js';
 import * as K from '../kind.js';
 import { globalOf, jsSource } from '../regex.js';
-import { fail } from './util.js';
+import { opt, req } from './args.js';
+import { fail } from './errors.js';
 
 /** Named groups of a pattern, in order, and the number of groups. */
 function groupInfo(re: RegExp): { names: string[]; count: number } {
@@ -33,10 +34,13 @@ function regexKind(args: readonly ArgInfo[]): K.Kind {
   return K.objectKind(fields);
 }
 
+const PARSE_PARAMS = [req('value', K.BYTES), req('pattern', K.REGEX), opt('numeric_groups', K.BOOLEAN)];
+
 /** The functions of this file, for the stdlib list. */
 export const regexFunctions: readonly FnDef[] = [
   defineFunction({
     name: 'match',
+    description: 'Whether a string matches a regex.',
     params: [
       { name: 'value', kind: K.BYTES, required: true },
       { name: 'pattern', kind: K.REGEX, required: true },
@@ -50,6 +54,7 @@ export const regexFunctions: readonly FnDef[] = [
   }),
   defineFunction({
     name: 'match_any',
+    description: 'Whether a string matches any of the regexes.',
     params: [
       { name: 'value', kind: K.BYTES, required: true },
       { name: 'patterns', kind: K.ARRAY, required: true },
@@ -58,13 +63,25 @@ export const regexFunctions: readonly FnDef[] = [
     call: ([v, ps]) => (ps as Value[]).some((p) => p instanceof RegExp && ((p.lastIndex = 0), p.test(v as string))),
   }),
   defineFunction({
-    name: 'parse_regex',
-    fresh: true,
+    name: 'match_array',
+    description: 'Whether any (or all) elements of an array match a regex.',
     params: [
-      { name: 'value', kind: K.BYTES, required: true },
+      { name: 'value', kind: K.ARRAY, required: true },
       { name: 'pattern', kind: K.REGEX, required: true },
-      { name: 'numeric_groups', kind: K.BOOLEAN },
+      { name: 'all', kind: K.BOOLEAN },
     ],
+    returns: K.K_BOOLEAN,
+    call: ([v, p, all]) => {
+      const re = new RegExp(p as RegExp, (p as RegExp).flags.replace('g', ''));
+      const test = (x: Value): boolean => typeof x === 'string' && re.test(x);
+      return all === true ? (v as Value[]).every(test) : (v as Value[]).some(test);
+    },
+  }),
+  defineFunction({
+    name: 'parse_regex',
+    description: 'Captures the named and numbered groups of the first regex match.',
+    fresh: true,
+    params: PARSE_PARAMS,
     fallible: true,
     returns: regexKind,
     call: ([v, p, n]) => {
@@ -77,12 +94,9 @@ export const regexFunctions: readonly FnDef[] = [
   }),
   defineFunction({
     name: 'parse_regex_all',
+    description: 'Captures the groups of every regex match.',
     fresh: true,
-    params: [
-      { name: 'value', kind: K.BYTES, required: true },
-      { name: 'pattern', kind: K.REGEX, required: true },
-      { name: 'numeric_groups', kind: K.BOOLEAN },
-    ],
+    params: PARSE_PARAMS,
     fallible: true,
     returns: (args) => K.arrayOf(regexKind(args)),
     call: ([v, p, n]) => {

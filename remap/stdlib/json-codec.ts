@@ -1,53 +1,8 @@
-/** Helpers shared by the standard library: coercions, JSON with VRL's number kinds, errors. */
-import { type ObjectValue, type Value, Float, Timestamp, formatFloat } from '../../lib/value.js';
-import type { ArgInfo } from '../function.js';
-import { valueKindName } from '../kind.js';
-import { VrlError } from '../runtime.js';
-
-/** Runtime error of a function (re-exported for stdlib files). */
-export { VrlError };
+/** JSON text to values and back: VRL's number kinds, serde_json's error messages, sorted keys on output. */
+import { type ObjectValue, type Value, Float, Timestamp } from '../../lib/value.js';
 import { VrlRegex } from '../regex.js';
-
-
-/** Throws a runtime error of the calling function. */
-export function fail(message: string): never {
-  throw new VrlError(message);
-}
-
-/** An optional string argument, or the default when omitted or null. */
-export const optStr = (v: Value | undefined, dflt: string): string => (v === undefined || v === null ? dflt : (v as string));
-/** An optional integer argument, or the default when omitted or null. */
-export const optInt = (v: Value | undefined, dflt: number): number => (v === undefined || v === null ? dflt : (v as number));
-
-/** Number value of an integer or float. */
-export function num(v: Value | undefined): number {
-  if (typeof v === 'number') return v;
-  if (v instanceof Float) return v.value;
-  return NaN;
-}
-
-/** The text form `to_string` gives scalars; undefined for containers and regexes. */
-export function scalarToString(v: Value): string | undefined {
-  if (typeof v === 'string') return v;
-  if (typeof v === 'number') return String(v);
-  if (typeof v === 'boolean') return v ? 'true' : 'false';
-  if (v === null) return '';
-  if (v instanceof Float) return formatFloat(v.value);
-  if (v instanceof Timestamp) return v.toString();
-  return undefined;
-}
-
-/** Arg kind test at compile time. */
-export const argHas = (a: ArgInfo | undefined, bits: number): boolean => a !== undefined && a.present && a.kind.has(bits);
-/** Whether an argument is present and known to be only these kinds. */
-export const argOnly = (a: ArgInfo | undefined, bits: number): boolean => a !== undefined && a.present && a.kind.isOnly(bits);
-
-/** Kind error message as VRL words it: `expected string, got integer`. */
-export function expected(what: string, v: Value): never {
-  throw new VrlError(`expected ${what}, got ${valueKindName(v)}`);
-}
-
-// ------------------------------------------------------------------ JSON
+import { VrlError } from '../runtime.js';
+import { lossyText } from './bytes.js';
 
 class JsonError extends Error {}
 
@@ -310,76 +265,4 @@ export function encodeJson(v: Value, pretty = false, indent = ''): string {
   if (keys.length === 0) return '{}';
   if (!pretty) return '{' + keys.map((k) => JSON.stringify(k) + ':' + encodeJson(v[k]!)).join(',') + '}';
   return '{\n' + keys.map((k) => inner + JSON.stringify(k) + ': ' + encodeJson(v[k]!, true, inner)).join(',\n') + '\n' + indent + '}';
-}
-
-
-// ------------------------------------------------------------------ bytes
-
-const ESCAPE_LO = 0xdc80;
-
-/**
- * Bytes of a string value. Text is UTF-8; bytes that were not valid UTF-8 when the value was
- * made are held as lone surrogates U+DC80..U+DCFF (Python's "surrogateescape"), so binary data
- * (hashes, compressed data) round-trips exactly.
- */
-export function toBytes(s: string): Buffer {
-  let plain = true;
-  for (let i = 0; i < s.length; i++) {
-    const c = s.charCodeAt(i);
-    if (c >= ESCAPE_LO && c <= 0xdcff) {
-      plain = false;
-      break;
-    }
-  }
-  if (plain) return Buffer.from(s, 'utf8');
-  const parts: Buffer[] = [];
-  let run = '';
-  for (let i = 0; i < s.length; i++) {
-    const c = s.charCodeAt(i);
-    if (c >= ESCAPE_LO && c <= 0xdcff && !(i > 0 && s.charCodeAt(i - 1) >= 0xd800 && s.charCodeAt(i - 1) <= 0xdbff)) {
-      if (run) parts.push(Buffer.from(run, 'utf8'));
-      run = '';
-      parts.push(Buffer.from([c - ESCAPE_LO + 0x80]));
-    } else run += s[i];
-  }
-  if (run) parts.push(Buffer.from(run, 'utf8'));
-  return Buffer.concat(parts);
-}
-
-const strictUtf8 = new TextDecoder('utf-8', { fatal: true });
-
-/** String value of bytes: UTF-8 text, with invalid bytes kept as lone surrogates (see toBytes). */
-export function fromBytes(b: Uint8Array): string {
-  try {
-    return strictUtf8.decode(b);
-  } catch {
-    /* not valid UTF-8: decode sequence by sequence */
-  }
-  let out = '';
-  let i = 0;
-  while (i < b.length) {
-    const x = b[i]!;
-    let n = x < 0x80 ? 1 : x >= 0xc2 && x <= 0xdf ? 2 : x >= 0xe0 && x <= 0xef ? 3 : x >= 0xf0 && x <= 0xf4 ? 4 : 0;
-    if (n > 1) {
-      try {
-        out += strictUtf8.decode(b.subarray(i, i + n));
-        i += n;
-        continue;
-      } catch {
-        n = 0;
-      }
-    }
-    if (n === 1) out += String.fromCharCode(x);
-    else out += String.fromCharCode(x < 0x80 ? x : ESCAPE_LO + x - 0x80);
-    i++;
-  }
-  return out;
-}
-
-const lossyUtf8 = new TextDecoder('utf-8');
-
-/** Text for output (JSON): invalid byte runs become U+FFFD, as a lossy UTF-8 conversion does. */
-export function lossyText(s: string): string {
-  if (!/[\udc80-\udcff]/.test(s)) return s;
-  return lossyUtf8.decode(toBytes(s));
 }

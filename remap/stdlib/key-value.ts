@@ -1,9 +1,11 @@
-/** parse_key_value (logfmt-like) and encode_key_value / encode_logfmt. */
+/** Key/value text: parse_key_value and parse_logfmt, encode_key_value and encode_logfmt. */
 import { type ObjectValue, type Value, isObject } from '../../lib/value.js';
 import { type FnDef, FunctionCompileError, defineFunction } from '../function.js';
 import * as K from '../kind.js';
-import { fail, optStr, scalarToString } from './util.js';
-import { encodeJson } from './util.js';
+import { optStr } from './args.js';
+import { scalarToString } from './coercions.js';
+import { fail } from './errors.js';
+import { encodeJson } from './json-codec.js';
 
 interface Cursor {
   s: string;
@@ -61,7 +63,7 @@ function untilDelim(c: Cursor, d: string): string {
 }
 
 /** Parses `k=v k2="v 2"` lines; duplicate keys collect into arrays. */
-export function parseKeyValue(input: string, kvd: string, fd: string, lenient: boolean, standalone: boolean): ObjectValue {
+function parseKeyValue(input: string, kvd: string, fd: string, lenient: boolean, standalone: boolean): ObjectValue {
   const c: Cursor = { s: input, i: 0 };
   const out: ObjectValue = {};
   const add = (k: string, v: Value): void => {
@@ -151,11 +153,11 @@ function encodeKv(v: ObjectValue, order: Value[] | undefined, kvd: string, fd: s
   }
   return parts.join(fd);
 }
-
 /** The functions of this file, for the stdlib list. */
 export const keyValueFunctions: readonly FnDef[] = [
   defineFunction({
     name: 'parse_key_value',
+    description: 'Parses key/value pairs with configurable delimiters.',
     fresh: true,
     params: [
       { name: 'value', kind: K.BYTES, required: true },
@@ -175,7 +177,17 @@ export const keyValueFunctions: readonly FnDef[] = [
       parseKeyValue(v as string, optStr(kvd, '='), optStr(fd, ' '), optStr(ws, 'lenient') !== 'strict', sa !== false),
   }),
   defineFunction({
+    name: 'parse_logfmt',
+    description: 'Parses logfmt text.',
+    fresh: true,
+    params: [{ name: 'value', kind: K.BYTES, required: true }],
+    fallible: true,
+    returns: K.objectOf(K.k(K.BOOLEAN | K.BYTES | K.ARRAY)),
+    call: ([v]) => parseKeyValue(v as string, '=', ' ', true, true),
+  }),
+  defineFunction({
     name: 'encode_key_value',
+    description: 'Encodes an object as key=value pairs.',
     params: [
       { name: 'value', kind: K.OBJECT, required: true },
       { name: 'fields_ordering', kind: K.ARRAY },
@@ -189,6 +201,7 @@ export const keyValueFunctions: readonly FnDef[] = [
   }),
   defineFunction({
     name: 'encode_logfmt',
+    description: 'Encodes an object as logfmt.',
     params: [
       { name: 'value', kind: K.OBJECT, required: true },
       { name: 'fields_ordering', kind: K.ARRAY },
