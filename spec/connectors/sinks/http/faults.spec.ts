@@ -64,7 +64,10 @@ describe('connectors/sinks/http: retries and faults', () => {
     await runSink(fast(httpConfig(server.url), { retry_initial_backoff_secs: 0.04, retry_max_duration_secs: 0.12 }), of(makeEvents(1)));
     const gaps = times.slice(1).map((t, i) => t - times[i]!);
     const expected = [40, 40, 80, 120, 120];
-    gaps.forEach((g, i) => expect(g, `gap ${i}`).to.be.within(expected[i]! - 2, expected[i]! + 60));
+    // a real clock only gives lower bounds (a busy machine adds delay); the exact sequence is
+    // pinned in virtual time by spec/operators/retry-fibonacci.spec.ts
+    expect(gaps).to.have.length(expected.length);
+    gaps.forEach((g, i) => expect(g, `gap ${i}`).to.be.at.least(expected[i]! - 2));
   });
 
   it('retries connection resets and refused connections', async () => {
@@ -101,8 +104,11 @@ describe('connectors/sinks/http: retries and faults', () => {
     const unique = new Set(received);
     expect(unique.size).to.equal(300); // zero lost
     const duplicates = received.length - unique.size;
-    // each failed attempt is seen by the server: 8 rounds of 5 faults, 10 events each
-    expect(duplicates).to.equal(400);
-    expect(ctx.metric('component_errors_total', { error_type: 'request_failed' })).to.equal(40);
+    // every scripted fault reached the server (8 rounds of 5 faults, 10 events each); on a busy
+    // machine a slow success may also time out and be resent, and each such attempt is counted
+    const failedAttempts = ctx.metric('component_errors_total', { error_type: 'request_failed' });
+    expect(failedAttempts).to.be.at.least(40);
+    expect(duplicates).to.be.at.least(400);
+    expect(duplicates).to.be.at.most(failedAttempts * 10);
   });
 });
