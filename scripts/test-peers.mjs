@@ -12,6 +12,8 @@ const PEERS = {
   // real InfluxDB 1.x for tsdb_metrics (spec/peers/influxdb1.ts); policy-rc.d keeps the service from starting
   influxdb: '/usr/bin/influxd',
   'influxdb-client': '/usr/bin/influx',
+  // socket activation for the stream listener's systemd#N addresses (spec/connectors/shared/tcp-listener.spec.ts)
+  systemd: '/usr/bin/systemd-socket-activate',
 };
 
 const missing = Object.entries(PEERS).filter(([, bin]) => !existsSync(bin) && !existsSync(bin.replace('/usr/bin/', '/usr/sbin/')));

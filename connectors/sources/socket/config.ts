@@ -3,6 +3,7 @@ import * as v from 'valibot';
 import { DECODING_CODECS, FRAMING_METHODS, decodingSchema, framingSchema } from '../../../lib/codecs/index.js';
 import { acknowledgementsSchema, posint, pathItem } from '../../../lib/config/shared.js';
 import { parseSocketAddress } from '../../../lib/net/socket-address.js';
+import { listenerTlsSchema } from '../../shared/listener-config.js';
 
 /** Transports, named as Vector names them. */
 export const SOCKET_MODES = ['tcp', 'udp', 'unix_stream', 'unix_datagram'] as const;
@@ -29,6 +30,7 @@ export const SocketSourceConfig = v.pipe(
     host_key: v.optional(v.pipe(v.string(), v.minLength(1, 'must not be empty'))),
     port_key: v.optional(v.pipe(v.string(), v.minLength(1, 'must not be empty'))),
     shutdown_timeout_secs: v.optional(posint(), 30),
+    tls: listenerTlsSchema,
     acknowledgements: acknowledgementsSchema,
   }),
   v.rawCheck(({ dataset, addIssue }) => {
@@ -56,6 +58,7 @@ export const SocketSourceConfig = v.pipe(
       if (c.connection_limit !== undefined) addIssue({ message: 'connection_limit applies only to stream modes (tcp, unix_stream)', path: [pathItem(c, 'connection_limit')] });
     }
     if (c.keepalive !== undefined && c.mode !== 'tcp') addIssue({ message: 'keepalive applies only to tcp', path: [pathItem(c, 'keepalive')] });
+    if (c.tls !== undefined && c.mode !== 'tcp') addIssue({ message: 'tls applies only to tcp', path: [pathItem(c, 'tls')] });
     if (c.receive_buffer_bytes !== undefined && c.mode !== 'udp')
       addIssue({ message: 'receive_buffer_bytes is supported only for udp (Node.js cannot size a listening stream socket)', path: [pathItem(c, 'receive_buffer_bytes')] });
   }),

@@ -8,7 +8,7 @@ import { Observable } from 'rxjs';
 import { defaultDecodingFraming, receivedBytesCounter, streamDecoderFactory } from '../../../lib/codecs/index.js';
 import type { SourceContext } from '../../../lib/component.js';
 import type { EventBatch } from '../../../lib/event.js';
-import { whenOpen } from '../../../lib/gate.js';
+import { pauseWhileClosed } from '../../shared/pause-while-closed.js';
 import type { StdinSourceConfig } from './config.js';
 
 /** Builds the source over `input` (process.stdin unless a test passes a stream). */
@@ -26,19 +26,12 @@ export function buildStdinSource(config: StdinSourceConfig, ctx: SourceContext, 
     const emit = (batch: EventBatch) => {
       if (batch.length > 0) subscriber.next(batch);
     };
-    let waiting: { unsubscribe(): void } | undefined;
+    const gated = pauseWhileClosed(ctx.out);
     const onData = (chunk: Buffer | string) => {
       const buf = typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
       receivedBytes.add(buf.length);
       emit(decoder.push(buf));
-      if (!ctx.out.isOpen && !waiting) {
-        input.pause();
-        const sub = whenOpen(ctx.out).subscribe(() => {
-          waiting = undefined;
-          input.resume();
-        });
-        waiting = sub.closed ? undefined : sub;
-      }
+      gated.pauseIfClosed(input);
     };
     let done = false;
     const finish = () => {
@@ -57,7 +50,7 @@ export function buildStdinSource(config: StdinSourceConfig, ctx: SourceContext, 
     });
     return () => {
       shutdownSub.unsubscribe();
-      waiting?.unsubscribe();
+      gated.close();
       input.off('data', onData);
       input.off('end', finish);
       input.off('error', onError);

@@ -1,0 +1,120 @@
+import { expect } from 'chai';
+import { PassThrough } from 'node:stream';
+import { type Observable, defer, finalize, map } from 'rxjs';
+import { TestScheduler } from 'rxjs/testing';
+import { pauseWhileClosed } from '../../../connectors/shared/pause-while-closed.js';
+import { type Gate, GateController } from '../../../lib/gate.js';
+
+/** A gate whose `open$` subscriptions are counted: how many were taken, how many are live. */
+function countedGate(initial = true) {
+  const ctl = new GateController(initial);
+  const counts = { taken: 0, live: 0 };
+  const gate: Gate = {
+    get isOpen() {
+      return ctl.isOpen;
+    },
+    open$: defer(() => {
+      counts.taken++;
+      counts.live++;
+      return ctl.open$.pipe(finalize(() => counts.live--));
+    }) as Observable<boolean>,
+  };
+  return { ctl, gate, counts };
+}
+
+describe('pauseWhileClosed', () => {
+  let rx: TestScheduler;
+  beforeEach(() => {
+    rx = new TestScheduler((a, e) => {
+      expect(a).to.deep.equal(e);
+    });
+  });
+
+  it('pauses two readables while the gate is closed and resumes both together when it opens, on one subscription', () =>
+    rx.run(({ hot, expectObservable }) => {
+      const { ctl, gate, counts } = countedGate();
+      const a = new PassThrough();
+      const b = new PassThrough();
+      a.resume();
+      b.resume();
+      const gated = pauseWhileClosed(gate);
+      // A/B = data read on a/b (the source asks to pause), c/o = the gate closes/opens
+      const actions: Record<string, () => void> = {
+        A: () => gated.pauseIfClosed(a),
+        B: () => gated.pauseIfClosed(b),
+        c: () => ctl.close(),
+        o: () => ctl.open(),
+      };
+      // each frame: which are paused (a, b) and how many gate subscriptions are live
+      const state = () => `${a.isPaused() ? 'P' : 'r'}${b.isPaused() ? 'P' : 'r'}${counts.live}`;
+      const steps = hot('-A-c-A-B-A---o-A-B', { A: 'A', B: 'B', c: 'c', o: 'o' });
+      expectObservable(
+        steps.pipe(
+          map((n) => {
+            actions[n]!();
+            return state();
+          }),
+        ),
+      ).toBe('-x-x-y-z-z---x-x-x', { x: 'rr0', y: 'Pr1', z: 'PP1' });
+      rx.flush();
+      // while closed, three pauses on two readables took one subscription; it ended on opening
+      expect(counts.taken).to.equal(1);
+      expect(counts.live).to.equal(0);
+    }));
+
+  it('a readable that closed is forgotten: opening the gate does not resume it', () => {
+    const { ctl, gate } = countedGate();
+    const a = new PassThrough();
+    const b = new PassThrough();
+    a.resume();
+    b.resume();
+    const gated = pauseWhileClosed(gate);
+    ctl.close();
+    gated.pauseIfClosed(a);
+    gated.pauseIfClosed(b);
+    gated.forget(a);
+    ctl.open();
+    expect(a.isPaused()).to.equal(true);
+    expect(b.isPaused()).to.equal(false);
+  });
+
+  it('close() drops the subscription and leaves paused readables paused', () => {
+    const { ctl, gate, counts } = countedGate();
+    const a = new PassThrough();
+    a.resume();
+    const gated = pauseWhileClosed(gate);
+    ctl.close();
+    expect(gated.pauseIfClosed(a)).to.equal(true);
+    expect(counts.live).to.equal(1);
+    gated.close();
+    expect(counts.live).to.equal(0);
+    ctl.open();
+    expect(a.isPaused()).to.equal(true);
+  });
+
+  it('an open gate pauses nothing and subscribes to nothing', () => {
+    const { gate, counts } = countedGate();
+    const a = new PassThrough();
+    a.resume();
+    expect(pauseWhileClosed(gate).pauseIfClosed(a)).to.equal(false);
+    expect(a.isPaused()).to.equal(false);
+    expect(counts.taken).to.equal(0);
+  });
+
+  it('pauses again after a reopen: a new subscription per closed period', () => {
+    const { ctl, gate, counts } = countedGate();
+    const a = new PassThrough();
+    a.resume();
+    const gated = pauseWhileClosed(gate);
+    for (let i = 0; i < 3; i++) {
+      ctl.close();
+      gated.pauseIfClosed(a);
+      gated.pauseIfClosed(a);
+      expect(a.isPaused()).to.equal(true);
+      ctl.open();
+      expect(a.isPaused()).to.equal(false);
+    }
+    expect(counts.taken).to.equal(3);
+    expect(counts.live).to.equal(0);
+  });
+});
