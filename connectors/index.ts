@@ -16,6 +16,7 @@ import { blackholeSink } from './sinks/blackhole/index.js';
 import { consoleSink } from './sinks/console/index.js';
 import { fileSink } from './sinks/file/index.js';
 import { httpSink } from './sinks/http/index.js';
+import { labelstoreSink } from './sinks/labelstore/index.js';
 import { socketSink } from './sinks/socket/index.js';
 
 export const components: readonly ComponentDef[] = [
@@ -34,6 +35,7 @@ export const components: readonly ComponentDef[] = [
   consoleSink,
   fileSink,
   httpSink,
+  labelstoreSink,
   socketSink,
 ] as unknown as readonly ComponentDef[];
 

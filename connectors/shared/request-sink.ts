@@ -5,7 +5,7 @@
  * retries. A sink supplies only what is its own ({@link RequestSinkParts}); the skeleton emits one
  * Delivery per settled group of events and the topology settles and counts them.
  */
-import { type Observable, type OperatorFunction, Subject, TimeoutError, catchError, defer, finalize, from, map, merge, mergeMap, of, tap, throwError, timeout } from 'rxjs';
+import { type Observable, type OperatorFunction, Subject, TimeoutError, catchError, concat, defer, finalize, from, map, merge, mergeMap, of, tap, throwError, timeout } from 'rxjs';
 import type { SinkContext } from '../../lib/component.js';
 import type { Delivery, DeliveryStatus, Event, EventBatch } from '../../lib/event.js';
 import { TemplateError } from '../../lib/template.js';
@@ -28,6 +28,11 @@ export interface Encoded {
 export interface SinkRequest {
   readonly events: readonly Event[];
   readonly bytes: number;
+  /**
+   * Events of the batch the build step refused (e.g. out of order for the destination): they
+   * settle `rejected` and are never sent. A request left without `events` is not sent at all.
+   */
+  readonly refused?: readonly Event[];
 }
 
 /** How the service answered one attempt (Vector's RetryLogic, plus per-record answers). */
@@ -133,7 +138,13 @@ export function requestSink<E extends Encoded, R extends SinkRequest, Res>(
         events.encodeFailed(err, items.length);
         return of(undefined);
       }),
-      mergeMap((request) => (request ? attempts(request) : of<Result>({ delivery: { status: 'rejected', events: items.map((x) => x.event), bytes: 0 }, outcome: 'other' }))),
+      mergeMap((request) => {
+        if (!request) return of<Result>({ delivery: { status: 'rejected', events: items.map((x) => x.event), bytes: 0 }, outcome: 'other' });
+        const refused = request.refused;
+        if (!refused || refused.length === 0) return attempts(request);
+        const refused$ = of<Result>({ delivery: { status: 'rejected', events: refused, bytes: 0 }, outcome: 'other' });
+        return request.events.length > 0 ? concat(refused$, attempts(request)) : refused$;
+      }),
     );
 
   /** One request through its attempts; emits the deliveries of partial answers as they come. */

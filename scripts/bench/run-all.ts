@@ -27,6 +27,7 @@ const BENCHES: readonly Bench[] = [
   { name: 'throttle', args: [] },
   { name: 'remap', args: ['100000'], nodeArgs: ['--expose-gc'] }, // events per pass; collects between passes
   { name: 'disk-buffer', args: [] },
+  { name: 'labelstore', args: ['64'] }, // MiB of 200-byte lines into the strict label-store peer
 ];
 
 const here = dirname(fileURLToPath(import.meta.url));

@@ -26,8 +26,8 @@ export interface PeerResponse {
   readonly headers?: Readonly<Record<string, string>>;
 }
 
-/** An injected fault: a status (with an optional body) answered instead of the handler, or a reset socket. */
-export type Fault = number | { status: number; body?: string; headers?: Record<string, string> } | 'reset';
+/** An injected fault: a status (with an optional body) answered instead of the handler, a reset socket, or no answer at all (`stall`, until the client gives up or the peer closes). */
+export type Fault = number | { status: number; body?: string; headers?: Record<string, string> } | 'reset' | 'stall';
 
 /** The server side every peer shares. */
 export interface HttpPeer {
@@ -76,6 +76,7 @@ export async function startHttpPeer(handle: (req: PeerRequest) => PeerResponse |
         req.socket.destroy();
         return;
       }
+      if (fault === 'stall') return;
       if (fault !== undefined) {
         answer(res, typeof fault === 'number' ? { status: fault } : fault);
         return;

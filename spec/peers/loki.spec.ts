@@ -7,7 +7,7 @@ import { expect } from 'chai';
 import { gzipSync } from 'node:zlib';
 import { type LokiPeer, encodePushRequest, goTime, startLoki } from './loki.js';
 import { parseLabelSet } from './loki-labels.js';
-import { snappyCompress } from './snappy.js';
+import { snappyCompress } from '../../lib/net/snappy.js';
 
 const PROTO = { 'content-type': 'application/x-protobuf' };
 const JSON_TYPE = { 'content-type': 'application/json' };

@@ -10,29 +10,12 @@
  * `entry out of order` text, and the others are kept; an entry repeating a stored one (time and
  * line; before 2.4 only the newest) is dropped silently as a duplicate.
  */
-import protobuf from 'protobufjs';
 import { type HttpPeer, type PeerRequest, type PeerResponse, startHttpPeer, text } from './http-peer.js';
 import { canonicalLabels, parseLabelSet, lokiMessages, validateLabels } from './loki-labels.js';
-import { snappyCompress, snappyUncompress } from './snappy.js';
+// one schema for the sink and this peer: weir's own copy of Loki's pkg/push/push.proto
+import { PushRequest } from '../../connectors/shared/labelstore/push-proto.js';
+import { snappyCompress, snappyUncompress } from '../../lib/net/snappy.js';
 import { gunzipSync, inflateSync } from 'node:zlib';
-
-// Field numbers of Loki's pkg/push/push.proto; the timestamp is google.protobuf.Timestamp on the
-// wire, declared locally under another name (same fields, same numbers).
-const PUSH_PROTO = `
-syntax = "proto3";
-package logproto;
-message PushRequest { repeated StreamAdapter streams = 1; string format = 2; }
-message StreamAdapter { string labels = 1; repeated EntryAdapter entries = 2; uint64 hash = 3; }
-message LabelPairAdapter { string name = 1; string value = 2; }
-message EntryAdapter {
-  WireTimestamp timestamp = 1;
-  string line = 2;
-  repeated LabelPairAdapter structuredMetadata = 3;
-  repeated LabelPairAdapter parsed = 4;
-}
-message WireTimestamp { int64 seconds = 1; int32 nanos = 2; }
-`;
-const PushRequest = protobuf.parse(PUSH_PROTO, { keepCase: true }).root.lookupType('logproto.PushRequest');
 
 /** A stream as a test writes it (for {@link encodePushRequest}). */
 export interface PushStream {

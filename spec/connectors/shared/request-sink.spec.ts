@@ -291,6 +291,26 @@ describe('connectors/shared/request-sink', () => {
     expect(nums(h.deliveries, 'delivered')).to.deep.equal([2]);
   });
 
+  it('events the build step refuses settle rejected unsent; a request left with no events is not sent', async () => {
+    const h = harness([], {
+      maxEvents: 2,
+      parts: {
+        // refuses odd numbers
+        build: (items) => {
+          const kept = items.filter((i) => i.n % 2 === 0);
+          return { events: kept.map((i) => i.event), bytes: kept.length, ns: kept.map((i) => i.n), refused: items.filter((i) => i.n % 2 === 1).map((i) => i.event) };
+        },
+      },
+    });
+    h.input.next([ev(1), ev(2), ev(3), ev(5)]);
+    h.input.complete();
+    await h.clock.advanceTo(1_000);
+    await h.done;
+    expect(h.sends.map((s) => s.ns)).to.deep.equal([[2]]);
+    expect(nums(h.deliveries, 'rejected')).to.deep.equal([1, 3, 5]);
+    expect(nums(h.deliveries, 'delivered')).to.deep.equal([2]);
+  });
+
   it('a later confirmation settles the events without holding the concurrency permit', async () => {
     const confirmations: ((s: 'delivered' | 'errored') => void)[] = [];
     const h = harness([], {

@@ -1,6 +1,7 @@
 /**
- * Raw (block) snappy for the Loki peer, through `snappyjs` (pure JS, no native build). The package
- * ships no types, so it is loaded with `require` and given the two signatures used here.
+ * Raw (block-format) snappy, as the label store's push API takes it: one compressed block, not the
+ * framed stream format. Through `snappyjs` (pure JavaScript, no native build); the package ships
+ * no types, so it is loaded with `require` and given the two signatures used here.
  */
 import { createRequire } from 'node:module';
 

@@ -1,0 +1,134 @@
+/** Options of the `labelstore` sink (spec 01 §2.1, §2.3 `labelstore`; reference sinks §2). */
+import * as v from 'valibot';
+import { avroOptionsSchema } from '../../../lib/codecs/avro.js';
+import { metricTagValuesOption } from '../../../lib/codecs/encoding.js';
+import { REQUEST_DEFAULTS, batchSchema, compressionSchema, encodingCommon, pathItem, requestSchema, sinkObject, tlsSchema } from '../../../lib/config/shared.js';
+import { parsePath } from '../../../lib/path.js';
+import { TemplateError, compileTemplate } from '../../../lib/template.js';
+import { httpAuthSchema } from '../../shared/http/auth.js';
+
+/** Codecs of the line (spec 01 §2.3): each event is encoded alone into one log line. */
+export const LABELSTORE_CODECS = ['avro', 'gelf', 'json', 'logfmt', 'native', 'native_json', 'raw_message', 'text'] as const;
+
+/** What to do with an event older than the newest one sent on its stream. */
+export const OUT_OF_ORDER_ACTIONS = ['drop', 'rewrite_timestamp', 'accept'] as const;
+
+/**
+ * The path the store listens on (reference sinks §2, §14). The spec writes the neutral token
+ * `/labelstore/api/v1/push`; weir uses the path a real store serves, so the default works.
+ */
+export const DEFAULT_PUSH_PATH = '/loki/api/v1/push';
+
+/** A label name as Prometheus defines it. */
+export const LABEL_NAME = /^[a-zA-Z_][a-zA-Z0-9_]*$/;
+/** A static label key: a label name, or a name prefix (possibly empty) ending in `*` that expands an object. */
+const LABEL_KEY = /^(?:[a-zA-Z_][a-zA-Z0-9_]*)?\*?$/;
+const LABEL_KEY_RULE = 'a label name must match [a-zA-Z_][a-zA-Z0-9_]* (Prometheus label names), optionally ending in "*" to expand an object field into several labels; templates such as "{{ field }}" are allowed';
+
+/** A template that compiles, or the issue saying why not. */
+const templateError = (text: string): string | undefined => {
+  try {
+    compileTemplate(text);
+    return undefined;
+  } catch (err) {
+    if (err instanceof TemplateError) return err.message;
+    throw err;
+  }
+};
+
+const templateString = v.pipe(
+  v.string(),
+  v.rawCheck(({ dataset, addIssue }) => {
+    if (!dataset.typed) return;
+    const e = templateError(dataset.value);
+    if (e) addIssue({ message: e });
+  }),
+);
+
+/** `labels`: label name (or template) to value template; each key checked on its own path. */
+const labelsSchema = v.pipe(
+  v.record(v.string(), v.string()),
+  v.rawCheck(({ dataset, addIssue }) => {
+    if (!dataset.typed) return;
+    const labels = dataset.value;
+    for (const [key, value] of Object.entries(labels)) {
+      const at = [pathItem(labels, key)] as [ReturnType<typeof pathItem>];
+      const keyError = templateError(key);
+      if (keyError) addIssue({ message: `label name: ${keyError}`, path: at });
+      else if (!key.includes('{{') && !LABEL_KEY.test(key)) addIssue({ message: `invalid label name ${JSON.stringify(key)}: ${LABEL_KEY_RULE}`, path: at });
+      else if (key === '') addIssue({ message: `empty label name: ${LABEL_KEY_RULE}`, path: at });
+      const valueError = templateError(value);
+      if (valueError) addIssue({ message: valueError, path: at });
+    }
+  }),
+);
+
+const isFieldPath = (s: string): boolean => {
+  try {
+    return parsePath(s).length > 0;
+  } catch {
+    return false;
+  }
+};
+const fieldList = (name: string) =>
+  v.optional(v.array(v.pipe(v.string(), v.check(isFieldPath, `each ${name} entry must be a field path such as "a.b" or "list[0]"`))));
+
+/** `encoding`: the line codec (required), the common field options, and `avro.schema` for avro. */
+const encodingOptions = v.pipe(
+  v.strictObject({
+    codec: v.picklist(LABELSTORE_CODECS),
+    only_fields: fieldList('only_fields'),
+    except_fields: fieldList('except_fields'),
+    timestamp_format: encodingCommon.timestamp_format,
+    ...metricTagValuesOption,
+    avro: v.optional(avroOptionsSchema),
+  }),
+  v.rawCheck(({ dataset, addIssue }) => {
+    if (!dataset.typed) return;
+    const e = dataset.value;
+    if (e.codec === 'avro' && e.avro === undefined)
+      addIssue({ message: 'missing required option: codec "avro" needs avro.schema, the JSON of an Avro record schema', path: [pathItem(e, 'avro')] });
+    if (e.codec !== 'avro' && e.avro !== undefined) addIssue({ message: `applies only when codec is "avro" (codec is "${e.codec}")`, path: [pathItem(e, 'avro')] });
+    const both = e.only_fields && e.except_fields ? e.except_fields.filter((f) => e.only_fields!.includes(f)) : [];
+    if (both.length > 0) addIssue({ message: `only_fields and except_fields must not name the same field (${both.join(', ')})`, path: [pathItem(e, 'except_fields')] });
+  }),
+);
+
+/** Valibot schema of the `labelstore` sink. */
+export const LabelstoreConfig = v.pipe(
+  sinkObject(
+    'labelstore',
+    {
+      endpoint: v.pipe(v.string(), v.url('must be a URL'), v.check((u) => /^https?:/i.test(u), 'must be an http or https URL'), v.description('Base URL of the store; `path` is appended.')),
+      path: v.optional(v.string(), DEFAULT_PUSH_PATH),
+      labels: v.optional(labelsSchema, {}),
+      tenant_id: v.optional(templateString),
+      out_of_order_action: v.optional(v.picklist(OUT_OF_ORDER_ACTIONS), 'drop'),
+      remove_label_fields: v.optional(v.boolean(), false),
+      remove_timestamp: v.optional(v.boolean(), true),
+      compression: compressionSchema(['snappy', 'gzip', 'none'] as const, 'snappy'),
+      encoding: encodingOptions,
+      auth: v.optional(httpAuthSchema),
+      batch: batchSchema({ max_events: 100_000, max_bytes: 1_000_000, timeout_secs: 1 }),
+      // spec 01 §2.1 request table, labelstore row; concurrency `none` = fixed 1
+      request: requestSchema({ ...REQUEST_DEFAULTS, concurrency: 'none', retry_attempts: 9.223372036854776e18, ewma_alpha: 0.4, rtt_deviation_scale: 2.5 }),
+      tls: tlsSchema,
+    },
+    { proxy: true },
+  ),
+  v.rawCheck(({ dataset, addIssue }) => {
+    if (!dataset.typed) return;
+    const c = dataset.value;
+    // reference sinks §2, §14: a stream without labels is refused by the store, so at least one is required
+    if (Object.keys(c.labels).length === 0)
+      addIssue({ message: 'at least one label is required, e.g. labels.app = "{{ app }}"; keys are label names or templates, values are templates', path: [pathItem(c, 'labels')] });
+    // spec 01 §2.3: the password is required with basic auth (the shared schema defaults it to '')
+    if (c.auth?.strategy === 'basic' && c.auth.password === '')
+      addIssue({ message: 'missing required option: strategy "basic" needs a password', path: [pathItem(c, 'auth'), pathItem(c.auth, 'password')] });
+    if (!URL.canParse(c.endpoint)) return; // a bad endpoint is reported by its own check
+    const url = new URL(c.endpoint);
+    if (c.auth && (url.username || url.password)) addIssue({ message: 'credentials in the endpoint URL and auth must not both be set', path: [pathItem(c, 'endpoint')] });
+    if (c.tls?.enabled !== undefined) addIssue({ message: 'tls.enabled does not apply to this sink: the endpoint scheme (https) decides', path: [pathItem(c, 'tls')] });
+  }),
+);
+export type LabelstoreConfig = v.InferOutput<typeof LabelstoreConfig>;
