@@ -18,6 +18,7 @@ import { fileSink } from './sinks/file/index.js';
 import { httpSink } from './sinks/http/index.js';
 import { labelstoreSink } from './sinks/labelstore/index.js';
 import { socketSink } from './sinks/socket/index.js';
+import { tsdbMetricsSink } from './sinks/tsdb_metrics/index.js';
 
 export const components: readonly ComponentDef[] = [
   demoLogsSource,
@@ -37,6 +38,7 @@ export const components: readonly ComponentDef[] = [
   httpSink,
   labelstoreSink,
   socketSink,
+  tsdbMetricsSink,
 ] as unknown as readonly ComponentDef[];
 
 /** Lookup of the catalog by kind and type. */
