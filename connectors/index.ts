@@ -17,6 +17,8 @@ import { consoleSink } from './sinks/console/index.js';
 import { fileSink } from './sinks/file/index.js';
 import { httpSink } from './sinks/http/index.js';
 import { labelstoreSink } from './sinks/labelstore/index.js';
+import { logsvcMetricsSink } from './sinks/logsvc_metrics/index.js';
+import { siemHecMetricsSink } from './sinks/siem_hec_metrics/index.js';
 import { socketSink } from './sinks/socket/index.js';
 import { tsdbMetricsSink } from './sinks/tsdb_metrics/index.js';
 
@@ -37,6 +39,8 @@ export const components: readonly ComponentDef[] = [
   fileSink,
   httpSink,
   labelstoreSink,
+  logsvcMetricsSink,
+  siemHecMetricsSink,
   socketSink,
   tsdbMetricsSink,
 ] as unknown as readonly ComponentDef[];

@@ -42,7 +42,9 @@ export const feeds = new Map<string, Subject<EventBatch>>();
 export const feedSource = defineSource({
   type: 'test_feed',
   summary: 'test: emits what the test pushes',
-  schema: v.strictObject({ type: v.literal('test_feed') }),
+  /** `data_type`: what the feed declares it emits (log by default). */
+  schema: v.strictObject({ type: v.literal('test_feed'), data_type: v.optional(v.picklist(['log', 'metric', 'any'])) }),
+  outputs: (c) => [{ type: c.data_type ?? 'log' }],
   acknowledges: true,
   build: (_c, ctx) => {
     const s = feeds.get(ctx.id) ?? new Subject<EventBatch>();

@@ -1,0 +1,90 @@
+/** Options of the `logsvc_metrics` sink (spec 01 §2.1, §2.3 `logsvc_metrics`, §8; reference sinks §5). */
+import * as v from 'valibot';
+import { metricTagValuesOption } from '../../../lib/codecs/encoding.js';
+import { REQUEST_DEFAULTS, batchSchema, compressionSchema, pathItem, requestSchema, sinkObject, tlsSchema } from '../../../lib/config/shared.js';
+import { parsePath } from '../../../lib/path.js';
+import { resolveTimezone } from '../../../lib/time/strftime.js';
+import { hecTemplate, hecToken, httpUrl } from '../../shared/hec/options.js';
+
+/**
+ * spec 01 §2.3 writes the default as {logsvc_url}; weir uses the address of the public service
+ * Vector defaults to, so a config that names only `token` reaches it.
+ */
+export const DEFAULT_ENDPOINT = 'https://cloud.humio.com';
+
+/** spec 01 §2.1: concurrency adaptive, ewma 0.4, deviation scale 2.5, unlimited retries. */
+const LOGSVC_REQUEST_DEFAULTS = { ...REQUEST_DEFAULTS, concurrency: 'adaptive' as const, retry_attempts: 9.223372036854776e18, ewma_alpha: 0.4, rtt_deviation_scale: 2.5 };
+
+/** True for a URL with nothing after the host but an optional `/`. */
+const hasNoPath = (u: string): boolean => {
+  if (!URL.canParse(u)) return true; // reported by the URL check
+  const url = new URL(u);
+  return url.pathname === '/' && url.search === '' && url.hash === '';
+};
+
+/** Valibot schema of the `logsvc_metrics` sink. */
+export const LogsvcMetricsConfig = v.pipe(
+  sinkObject(
+    'logsvc_metrics',
+    {
+      token: hecToken('Ingest token, sent as `Authorization: Splunk <token>`.'),
+      endpoint: v.optional(
+        v.pipe(
+          httpUrl('Base URL of the service; the ingest path is appended.'),
+          v.check(hasNoPath, `must be a base URL with no path, query or fragment (the ingest path /services/collector/event is appended), e.g. "${DEFAULT_ENDPOINT}"`),
+        ),
+        DEFAULT_ENDPOINT,
+      ),
+      event_type: v.optional(hecTemplate('Parser the service applies to the events (template); sent as the envelope sourcetype.')),
+      host_key: v.optional(v.pipe(v.string(), v.minLength(1, 'must not be empty'), v.description('Log field whose value becomes the envelope host.')), 'host'),
+      host_tag: v.optional(v.pipe(v.string(), v.minLength(1, 'must not be empty'), v.description('Metric tag moved to the host field of the log made from the metric.')), 'host'),
+      index: v.optional(hecTemplate('Repository to ingest into (template); must be the token\'s repository on public endpoints.')),
+      indexed_fields: v.optional(
+        v.array(
+          v.pipe(
+            v.string(),
+            v.minLength(1, 'must not be empty'),
+            v.check((f) => {
+              const name = f.startsWith('#') ? f.slice(1) : f;
+              try {
+                parsePath(name);
+                return true;
+              } catch {
+                return false;
+              }
+            }, 'must be a field path (`name`, `tags.env`), optionally after "#" (an event tag on the service)'),
+          ),
+        ),
+        [],
+      ),
+      ...metricTagValuesOption,
+      source: v.optional(hecTemplate('Source of the events (template).')),
+      timezone: v.optional(
+        v.pipe(
+          v.string(),
+          v.check((tz) => {
+            try {
+              resolveTimezone(tz);
+              return true;
+            } catch {
+              return false;
+            }
+          }, 'must be "local", "UTC" or an IANA time zone name'),
+          v.description('Time zone of strftime items in the templates; overrides the global timezone.'),
+        ),
+      ),
+      compression: compressionSchema(['none', 'gzip'] as const, 'none'),
+      batch: batchSchema({ max_bytes: 1_000_000, timeout_secs: 1 }),
+      request: requestSchema(LOGSVC_REQUEST_DEFAULTS),
+      tls: tlsSchema,
+    },
+    { proxy: true },
+  ),
+  v.rawCheck(({ dataset, addIssue }) => {
+    if (!dataset.typed) return;
+    const c = dataset.value;
+    if (c.tls?.enabled !== undefined) addIssue({ message: 'tls.enabled does not apply to this sink: the endpoint scheme (https) decides', path: [pathItem(c, 'tls')] });
+  }),
+);
+/** Validated `logsvc_metrics` options. */
+export type LogsvcMetricsConfig = v.InferOutput<typeof LogsvcMetricsConfig>;

@@ -1,0 +1,50 @@
+/** Options of the `siem_hec_metrics` sink (spec 01 §2.1, §2.3 `siem_hec_metrics`, §3, §8; reference sinks §4). */
+import * as v from 'valibot';
+import { batchSchema, compressionSchema, pathItem, posint, requestSchema, sinkObject, tlsSchema } from '../../../lib/config/shared.js';
+import { hecTemplate, hecToken, httpUrl } from '../../shared/hec/options.js';
+
+/**
+ * `acknowledgements`: the sink-level switch every sink has, plus the collector's indexer
+ * acknowledgements (spec 01 §2.3, §3, §8: on, 1,000,000 pending, every 10 s, 30 queries).
+ */
+export const hecAcknowledgementsSchema = v.optional(
+  v.strictObject({
+    enabled: v.optional(v.boolean()),
+    indexer_acknowledgements_enabled: v.optional(v.pipe(v.boolean(), v.description('Wait for the collector to confirm each batch was indexed.')), true),
+    max_pending_acks: v.optional(v.pipe(posint(), v.description('Requests that may await an acknowledgement at once; more wait.')), 1_000_000),
+    query_interval: v.optional(v.pipe(posint(), v.description('Seconds between acknowledgement queries.')), 10),
+    retry_limit: v.optional(v.pipe(posint(), v.description('Queries per acknowledgement id before its batch is given up.')), 30),
+  }),
+  {},
+);
+
+const base = sinkObject(
+  'siem_hec_metrics',
+  {
+    endpoint: httpUrl('Base URL of the HTTP event collector; events go to <endpoint>/services/collector/event.'),
+    default_token: hecToken('Collector token, sent as `Authorization: Splunk <token>`.'),
+    default_namespace: v.optional(v.pipe(v.string(), v.minLength(1, 'must not be empty'), v.description('Namespace of metrics that have none; joined to the name with ".".'))),
+    host_key: v.optional(v.pipe(v.string(), v.minLength(1, 'must not be empty'), v.description('Metric tag whose value becomes the envelope host.')), 'host'),
+    index: v.optional(hecTemplate('Index to write to (template).')),
+    source: v.optional(hecTemplate('Source of the events (template).')),
+    sourcetype: v.optional(hecTemplate('Source type of the events (template).')),
+    compression: compressionSchema(['none', 'gzip'] as const, 'none'),
+    // reference sinks §0.2: 1,000,000 bytes, no event limit
+    batch: batchSchema({ max_bytes: 1_000_000, timeout_secs: 1 }),
+    request: requestSchema(),
+    tls: tlsSchema,
+  },
+  { proxy: true },
+);
+
+/** Valibot schema of the `siem_hec_metrics` sink. */
+export const SiemHecMetricsConfig = v.pipe(
+  v.strictObject({ ...base.entries, acknowledgements: hecAcknowledgementsSchema }),
+  v.rawCheck(({ dataset, addIssue }) => {
+    if (!dataset.typed) return;
+    const c = dataset.value;
+    if (c.tls?.enabled !== undefined) addIssue({ message: 'tls.enabled does not apply to this sink: the endpoint scheme (https) decides', path: [pathItem(c, 'tls')] });
+  }),
+);
+/** Validated `siem_hec_metrics` options. */
+export type SiemHecMetricsConfig = v.InferOutput<typeof SiemHecMetricsConfig>;
