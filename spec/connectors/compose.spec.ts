@@ -23,3 +23,14 @@ describe('programmatic composition (the README example)', () => {
     expect(() => sources.demo_logs!({ format: 'xml' })).to.throw(ConfigError, /sources\.demo_logs\.format: must be one of/);
   });
 });
+
+describe('package entry: the remap language', () => {
+  it('compile() then run() as the README shows; a bad program throws CompileError', async () => {
+    const { compile, CompileError } = await import('../../index.js');
+    const program = compile('.level = upcase!(.level)\n.seen = true');
+    const r = program.run({ message: 'hi', level: 'warn' });
+    expect(r.ok).to.equal(true);
+    expect(r.target).to.deep.equal({ message: 'hi', level: 'WARN', seen: true });
+    expect(() => compile('.x = upcase(.level)')).to.throw(CompileError);
+  });
+});
