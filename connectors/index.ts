@@ -2,6 +2,7 @@
 import type { ComponentDef, ComponentKind } from '../lib/component.js';
 import type { Catalog } from '../lib/config/load.js';
 import { demoLogsSource } from './sources/demo_logs/index.js';
+import { eventdbMetricsSource } from './sources/eventdb_metrics/index.js';
 import { internalMetricsSource } from './sources/internal_metrics/index.js';
 import { socketSource } from './sources/socket/index.js';
 import { stdinSource } from './sources/stdin/index.js';
@@ -24,6 +25,7 @@ import { tsdbMetricsSink } from './sinks/tsdb_metrics/index.js';
 
 export const components: readonly ComponentDef[] = [
   demoLogsSource,
+  eventdbMetricsSource,
   internalMetricsSource,
   socketSource,
   stdinSource,

@@ -40,6 +40,8 @@ export interface HttpRequest {
   readonly headers?: Readonly<Record<string, string>>;
   readonly body?: Buffer | undefined;
   readonly signal?: AbortSignal | undefined;
+  /** Longest body text kept (default {@link MAX_BODY_TEXT}); a client that parses the body raises it. */
+  readonly maxBodyChars?: number;
 }
 
 /** A response with its body read (bounded), so the connection returns to the pool at once. */
@@ -170,7 +172,7 @@ export function createHttpClient(opts: HttpClientOptions = {}): HttpClient {
       } catch (err) {
         throw new TransportError(`reading the response body: ${causeMessage(err)}`, err);
       }
-      return { status: res.status, headers: res.headers, body: text.length > MAX_BODY_TEXT ? text.slice(0, MAX_BODY_TEXT) : text };
+      return { status: res.status, headers: res.headers, body: text.length > (req.maxBodyChars ?? MAX_BODY_TEXT) ? text.slice(0, req.maxBodyChars ?? MAX_BODY_TEXT) : text };
     },
     async close() {
       await Promise.all([direct.close(), ...[...proxied.values()].map((a) => a.close())]);
