@@ -4,6 +4,7 @@ import type { Catalog } from '../lib/config/load.js';
 import { demoLogsSource } from './sources/demo_logs/index.js';
 import { eventdbMetricsSource } from './sources/eventdb_metrics/index.js';
 import { internalMetricsSource } from './sources/internal_metrics/index.js';
+import { logfwdSource } from './sources/logfwd/index.js';
 import { socketSource } from './sources/socket/index.js';
 import { stdinSource } from './sources/stdin/index.js';
 import { filterTransform } from './transforms/filter/index.js';
@@ -27,6 +28,7 @@ export const components: readonly ComponentDef[] = [
   demoLogsSource,
   eventdbMetricsSource,
   internalMetricsSource,
+  logfwdSource,
   socketSource,
   stdinSource,
   filterTransform,

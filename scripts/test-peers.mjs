@@ -14,6 +14,8 @@ const PEERS = {
   'influxdb-client': '/usr/bin/influx',
   // socket activation for the stream listener's systemd#N addresses (spec/connectors/shared/tcp-listener.spec.ts)
   systemd: '/usr/bin/systemd-socket-activate',
+  // the Python fluent forward client for the logfwd source (spec/connectors/sources/logfwd/clients.spec.ts)
+  'python3-fluent-logger': '/usr/lib/python3/dist-packages/fluent/sender.py',
 };
 
 const missing = Object.entries(PEERS).filter(([, bin]) => !existsSync(bin) && !existsSync(bin.replace('/usr/bin/', '/usr/sbin/')));

@@ -1,0 +1,29 @@
+/** Options of the `logfwd` source (spec 02 §2.4): a fluent forward protocol listener. */
+import * as v from 'valibot';
+import { acknowledgementsSchema, pathItem, posint } from '../../../lib/config/shared.js';
+import { parseListenAddress } from '../../shared/listen-address.js';
+import { connectionLimitSchema, keepaliveSchema, listenerTlsSchema } from '../../shared/listener-config.js';
+
+/** The `logfwd` source options. */
+export const LogfwdSourceConfig = v.pipe(
+  v.strictObject({
+    type: v.literal('logfwd'),
+    address: v.pipe(v.string(), v.description('Listen address `host:port`, or `systemd` / `systemd#N` for the N-th socket passed by socket activation.')),
+    connection_limit: connectionLimitSchema,
+    keepalive: keepaliveSchema,
+    receive_buffer_bytes: v.optional(v.pipe(posint(), v.description('Socket receive buffer size; Node.js cannot size an accepted TCP socket, so setting it is an error.'))),
+    tls: listenerTlsSchema,
+    acknowledgements: acknowledgementsSchema,
+  }),
+  v.rawCheck(({ dataset, addIssue }) => {
+    if (!dataset.typed) return;
+    const c = dataset.value;
+    const a = parseListenAddress(c.address, { systemd: true });
+    if (typeof a === 'string') addIssue({ message: a, path: [pathItem(c, 'address')] });
+    // refused rather than accepted and ignored: the runtime has no SO_RCVBUF for stream sockets
+    if (c.receive_buffer_bytes !== undefined)
+      addIssue({ message: 'receive_buffer_bytes is not supported for logfwd (Node.js cannot size the receive buffer of a TCP connection)', path: [pathItem(c, 'receive_buffer_bytes')] });
+  }),
+);
+/** Validated `logfwd` source options. */
+export type LogfwdSourceConfig = v.InferOutput<typeof LogfwdSourceConfig>;
