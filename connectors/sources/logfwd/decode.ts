@@ -10,6 +10,7 @@ import type { Unpackr } from 'msgpackr';
 import { decompressSync } from '../../../lib/net/compression.js';
 import { Timestamp } from '../../../lib/value.js';
 import { MsgpackExt } from './msgpack.js';
+import { type ScanState, scanValue } from './scan.js';
 
 /** A frame that cannot be decoded; `bytes` is the offending input (logged base64-encoded). */
 export class ForwardDecodeError extends Error {
@@ -64,57 +65,94 @@ export function createForwardDecoder(unpackr: Unpackr, limits: ForwardDecoderOpt
     opts.times.push(time);
     opts.records.push(rec);
   };
-  let rest: Buffer = EMPTY;
-  // bytes the incomplete frame needs at least, when msgpackr knows: no re-parse before then
-  let needed = 0;
+  // unread bytes: store[0..held); the scan of the frame at its start resumes where it stopped
+  let store: Buffer = EMPTY;
+  let held = 0;
+  const scan: ScanState = { pos: 0, pending: 0, needed: 0 };
   const values: unknown[] = [];
   const ends: number[] = [];
-  const tooLarge = (frameBytes: number) => {
+  const tooLarge = (buf: Buffer, frameBytes: number) => {
     if (frameBytes <= opts.maxFrameBytes) return;
-    const head = rest.subarray(0, 64);
-    rest = EMPTY;
-    needed = 0;
+    const head = Buffer.from(buf.subarray(0, 64));
+    held = 0;
+    scan.pos = scan.pending = scan.needed = 0;
     throw new ForwardDecodeError(`frame larger than ${opts.maxFrameBytes} bytes`, head);
+  };
+  /** Appends to the store, doubling its size when full (a frame over many reads is copied O(n) in all). */
+  const keep = (src: Buffer, from: number) => {
+    const n = src.length - from;
+    if (held + n > store.length) {
+      const grown = Buffer.allocUnsafe(Math.max(held + n, store.length * 2, 65_536));
+      store.copy(grown, 0, 0, held);
+      store = grown;
+    }
+    src.copy(store, held, from);
+    held += n;
   };
   return {
     push(chunk, onRecord, chunks) {
-      const buf = rest.length === 0 ? chunk : Buffer.concat([rest, chunk]);
-      if (buf.length < needed) {
-        rest = buf;
-        tooLarge(rest.length);
-        return;
+      // nothing held: scan the chunk itself, copy only an incomplete tail
+      let buf: Buffer;
+      if (held === 0) buf = chunk;
+      else {
+        keep(chunk, 0);
+        buf = store;
       }
-      needed = 0;
-      values.length = 0;
-      ends.length = 0;
-      let consumed = 0;
-      try {
-        unpackr.unpackMultiple(buf, (value: unknown, _start?: number, end?: number) => {
-          values.push(value);
-          ends.push(end!);
-        });
-        consumed = buf.length;
-      } catch (err) {
-        const e = err as { incomplete?: boolean; missingBytes?: number; message?: string };
-        consumed = ends.length > 0 ? ends[ends.length - 1]! : 0;
-        if (e.incomplete === true) {
-          if (e.missingBytes !== undefined) needed = buf.length + e.missingBytes;
-        } else {
-          // not msgpack at all: the frames before it still count, then the connection ends
+      const end = held === 0 ? chunk.length : held;
+      let complete = 0;
+      for (;;) {
+        if (scan.pending === 0) {
+          if (scan.pos >= end) break;
+          scan.pending = 1;
+        }
+        if (!scanValue(buf, end, scan)) break;
+        complete = scan.pos;
+      }
+      if (complete > 0) {
+        values.length = 0;
+        ends.length = 0;
+        try {
+          unpackr.unpackMultiple(buf.subarray(0, complete), (value: unknown, _start?: number, e?: number) => {
+            values.push(value);
+            ends.push(e!);
+          });
+        } catch (err) {
+          // not msgpack: the frames before the bad one still count, then the connection ends
+          const at = ends.length > 0 ? ends[ends.length - 1]! : 0;
+          const head = Buffer.from(buf.subarray(at, at + 64));
+          held = 0;
+          scan.pos = scan.pending = scan.needed = 0;
           deliver(buf, values, ends, onRecord, stage, chunks, opts);
-          throw new ForwardDecodeError(`invalid msgpack: ${e.message ?? String(err)}`, buf.subarray(consumed, consumed + 64));
+          throw new ForwardDecodeError(`invalid msgpack: ${(err as Error).message}`, head);
+        }
+        try {
+          deliver(buf, values, ends, onRecord, stage, chunks, opts);
+        } catch (err) {
+          held = 0;
+          scan.pos = scan.pending = scan.needed = 0;
+          throw err;
         }
       }
-      rest = consumed === buf.length ? EMPTY : buf.subarray(consumed);
-      if (needed > 0) needed -= consumed;
-      deliver(buf, values, ends, onRecord, stage, chunks, opts);
+      // values hold no views of the buffer past deliver (toValue copies), so the store may be reused
+      const restStart = complete;
+      const restLen = end - restStart;
+      if (buf === chunk) {
+        held = 0;
+        if (restLen > 0) keep(chunk, restStart);
+      } else if (restStart > 0) {
+        store.copy(store, 0, restStart, end);
+        held = restLen;
+      }
+      scan.pos -= restStart;
+      if (scan.needed > 0) scan.needed -= restStart;
       // the frame is known to need more than the cap: an error now rather than after buffering it
-      tooLarge(Math.max(rest.length, needed));
+      tooLarge(store, Math.max(held, scan.needed));
     },
     end() {
-      if (rest.length === 0) return;
-      const head = rest.subarray(0, 64);
-      rest = EMPTY;
+      if (held === 0) return;
+      const head = Buffer.from(store.subarray(0, Math.min(64, held)));
+      held = 0;
+      scan.pos = scan.pending = scan.needed = 0;
       throw new ForwardDecodeError('frame cut off by the end of the stream', head);
     },
   };
