@@ -4,6 +4,7 @@ import type { Catalog } from '../lib/config/load.js';
 import { demoLogsSource } from './sources/demo_logs/index.js';
 import { eventdbMetricsSource } from './sources/eventdb_metrics/index.js';
 import { internalMetricsSource } from './sources/internal_metrics/index.js';
+import { journalSource } from './sources/journal/index.js';
 import { logfwdSource } from './sources/logfwd/index.js';
 import { socketSource } from './sources/socket/index.js';
 import { stdinSource } from './sources/stdin/index.js';
@@ -28,6 +29,7 @@ export const components: readonly ComponentDef[] = [
   demoLogsSource,
   eventdbMetricsSource,
   internalMetricsSource,
+  journalSource,
   logfwdSource,
   socketSource,
   stdinSource,

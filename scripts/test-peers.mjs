@@ -7,6 +7,8 @@ import { existsSync } from 'node:fs';
 
 /** Debian package -> a file it provides that tests run. */
 const PEERS = {
+  // real journal files for the journal source (spec/peers/journal.ts); the binary lives outside PATH
+  'systemd-journal-remote': '/lib/systemd/systemd-journal-remote',
   openssl: '/usr/bin/openssl',
   tinyproxy: '/usr/bin/tinyproxy',
   // real InfluxDB 1.x for tsdb_metrics (spec/peers/influxdb1.ts); policy-rc.d keeps the service from starting
