@@ -171,6 +171,17 @@ describe('logfwd source: connections, acks, errors', function () {
     expect(calls).to.deep.equal([[true, 7000]]);
   });
 
+  it('counts received bytes and the lag of each record time (a record whose own timestamp replaced it has none)', async () => {
+    src = await startSource();
+    const c = await rawClient(src.port);
+    const bytes = Buffer.concat([forward('t', [entry(1, { a: 1 }), entry(2, { timestamp: 'not a time' })]), message('t', 3, { b: 1 }, { chunk: 'l' })]);
+    c.sock.write(bytes);
+    await until(() => c.replies.length === 1, 5000, 'ack');
+    expect(src.ctx.metric('component_received_bytes_total')).to.equal(bytes.length);
+    expect(src.ctx.metric('source_lag_time_seconds')).to.equal(2);
+    c.sock.destroy();
+  });
+
   it('acknowledgements.enabled is accepted with a deprecation warning', async () => {
     src = await startSource({ acknowledgements: { enabled: true } });
     expect(src.ctx.lines.some((l) => l.includes('acknowledgements.enabled on the logfwd source is deprecated'))).to.equal(true);
