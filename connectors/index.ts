@@ -6,6 +6,7 @@ import { eventdbMetricsSource } from './sources/eventdb_metrics/index.js';
 import { internalMetricsSource } from './sources/internal_metrics/index.js';
 import { journalSource } from './sources/journal/index.js';
 import { logfwdSource } from './sources/logfwd/index.js';
+import { opentelemetrySource } from './sources/opentelemetry/index.js';
 import { socketSource } from './sources/socket/index.js';
 import { stdinSource } from './sources/stdin/index.js';
 import { filterTransform } from './transforms/filter/index.js';
@@ -31,6 +32,7 @@ export const components: readonly ComponentDef[] = [
   internalMetricsSource,
   journalSource,
   logfwdSource,
+  opentelemetrySource,
   socketSource,
   stdinSource,
   filterTransform,

@@ -1,0 +1,62 @@
+/** Internal events of the `opentelemetry` source: each logs and counts together (spec 02 §6). */
+import type { SourceContext } from '../../../lib/component.js';
+import type { Counter, Histogram } from '../../../lib/telemetry/registry.js';
+
+/** The transport a request came on, as the `protocol` tag. */
+export type OtlpProtocol = 'grpc' | 'http';
+
+/** Counters and histograms bound once per source. */
+export interface OtlpEvents {
+  /** Bytes of one request body as received (before decompression). */
+  received(protocol: OtlpProtocol, bytes: number): void;
+  /** A body that could not be read: bad compression, bad protobuf or JSON, too large. */
+  requestInvalid(protocol: OtlpProtocol, reason: string, peer: string | undefined): void;
+  /** Records refused inside an otherwise good request (partial success). */
+  recordsRejected(protocol: OtlpProtocol, count: number, reason: string): void;
+  /** The request was refused because the output is full; the client retries. */
+  backpressure(protocol: OtlpProtocol): void;
+  /** Delivery downstream failed for a request's events (end-to-end acknowledgements). */
+  deliveryFailed(protocol: OtlpProtocol, status: string, events: number): void;
+  /** The listener could not serve (bind failure, socket error). */
+  listenerFailed(protocol: OtlpProtocol, err: Error): void;
+  /** Age of a record when it arrived, in seconds. */
+  readonly lag: Histogram;
+}
+
+/** Binds the metrics of one source. */
+export function otlpEvents(ctx: SourceContext): OtlpEvents {
+  const bytes: Record<OtlpProtocol, Counter> = {
+    grpc: ctx.telemetry.counter('component_received_bytes_total', { protocol: 'grpc' }),
+    http: ctx.telemetry.counter('component_received_bytes_total', { protocol: 'http' }),
+  };
+  const parserFailed = ctx.telemetry.counter('component_errors_total', { error_type: 'parser_failed', stage: 'receiving' });
+  const discarded = ctx.telemetry.counter('component_discarded_events_total', { intentional: 'false' });
+  const ackFailed = ctx.telemetry.counter('component_errors_total', { error_type: 'acknowledgements_failed', stage: 'sending' });
+  const listenerErrors = ctx.telemetry.counter('component_errors_total', { error_type: 'connection_failed', stage: 'receiving' });
+  return {
+    lag: ctx.telemetry.histogram('source_lag_time_seconds'),
+    received(protocol, n) {
+      bytes[protocol].add(n);
+    },
+    requestInvalid(protocol, reason, peer) {
+      parserFailed.add(1);
+      // the logger rate-limits repeats of one message
+      ctx.log.warn('Refused an OTLP request that could not be decoded.', { protocol, error: reason, peer_addr: peer ?? '' });
+    },
+    recordsRejected(protocol, count, reason) {
+      discarded.add(count);
+      ctx.log.warn('Refused OTLP log records (partial success).', { protocol, count, reason });
+    },
+    backpressure(protocol) {
+      ctx.log.debug('Output full; asking the OTLP client to retry.', { protocol });
+    },
+    deliveryFailed(protocol, status, events) {
+      ackFailed.add(1);
+      ctx.log.warn('Events were not delivered; the OTLP request is answered with an error.', { protocol, status, events });
+    },
+    listenerFailed(protocol, err) {
+      listenerErrors.add(1);
+      ctx.log.error('OTLP listener error.', { protocol, error: err.message });
+    },
+  };
+}

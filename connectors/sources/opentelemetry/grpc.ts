@@ -1,0 +1,65 @@
+/**
+ * OTLP/gRPC: `LogsService/Export` on @grpc/grpc-js. Bodies stay raw Buffers through grpc-js
+ * (which handles gzip message compression) and are decoded here, so a bad message is counted and
+ * answered INVALID_ARGUMENT. Only the logs service is registered: grpc-js answers calls to the
+ * trace and metrics services UNIMPLEMENTED. While the output is full the call is refused
+ * UNAVAILABLE, which OTLP clients retry; failed delivery is INTERNAL (errored) or DATA_LOSS
+ * (rejected), as reference §3.2 gives.
+ */
+import * as grpc from '@grpc/grpc-js';
+import type { TlsOptions } from 'node:tls';
+import type { OtlpEvents } from './events.js';
+import type { Ingest, Outcome } from './ingest.js';
+import { type OtlpLogsProto, encodeResponse } from './proto.js';
+
+const identity = (b: Buffer) => b;
+
+/** Creates the server with the logs service registered; the caller binds and shuts it down. */
+export function otlpGrpcServer(proto: OtlpLogsProto, ingest: Ingest, events: OtlpEvents, maxBytes: number): grpc.Server {
+  const server = new grpc.Server({ 'grpc.max_receive_message_length': maxBytes });
+  const definition: grpc.ServiceDefinition = {
+    Export: {
+      path: proto.exportPath,
+      requestStream: false,
+      responseStream: false,
+      originalName: 'export',
+      requestSerialize: identity,
+      requestDeserialize: identity,
+      responseSerialize: identity,
+      responseDeserialize: identity,
+    },
+  };
+  const answer = (callback: grpc.sendUnaryData<Buffer>, outcome: Outcome, peer: string) => {
+    switch (outcome.kind) {
+      case 'accepted':
+        return callback(null, encodeResponse(proto, outcome.partial));
+      case 'full':
+        return callback({ code: grpc.status.UNAVAILABLE, details: 'the pipeline is full; retry later' });
+      case 'invalid':
+        events.requestInvalid('grpc', outcome.reason, peer);
+        return callback({ code: grpc.status.INVALID_ARGUMENT, details: outcome.reason });
+      case 'undelivered':
+        return callback({
+          code: outcome.status === 'rejected' ? grpc.status.DATA_LOSS : grpc.status.INTERNAL,
+          details: outcome.status === 'rejected' ? 'Delivery failed' : 'Delivery error',
+        });
+    }
+  };
+  const exportLogs: grpc.handleUnaryCall<Buffer, Buffer> = (call, callback) => {
+    const body = call.request;
+    events.received('grpc', body.length);
+    const outcome = ingest.take('grpc', body, false);
+    if (outcome instanceof Promise) void outcome.then((o) => answer(callback, o, call.getPeer()));
+    else answer(callback, outcome, call.getPeer());
+  };
+  server.addService(definition, { Export: exportLogs });
+  return server;
+}
+
+/** Server credentials: insecure, or TLS from the listener options (PEM identity; PKCS#12 is not taken by gRPC). */
+export function grpcCredentials(tls: TlsOptions | undefined): grpc.ServerCredentials {
+  if (tls === undefined) return grpc.ServerCredentials.createInsecure();
+  if (tls.cert === undefined || tls.key === undefined) throw new Error('grpc.tls: the gRPC listener needs a PEM certificate and key (crt_file and key_file); PKCS#12 is not supported');
+  const ca = tls.ca === undefined ? null : Buffer.from(String(tls.ca));
+  return grpc.ServerCredentials.createSsl(ca, [{ cert_chain: Buffer.from(String(tls.cert)), private_key: Buffer.from(String(tls.key)) }], tls.requestCert === true);
+}
