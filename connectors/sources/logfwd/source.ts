@@ -80,8 +80,8 @@ export function buildLogfwdSource(config: LogfwdSourceConfig, ctx: SourceContext
           if (broken && pendingAcks === 0) close();
         };
         const fail = (err: unknown) => {
-          if (!(err instanceof ForwardDecodeError)) throw err;
-          events.decodeFailed(err, host);
+          // whatever went wrong with this connection's input ends this connection only
+          events.decodeFailed(err instanceof ForwardDecodeError ? err : new ForwardDecodeError(String((err as Error)?.message ?? err), Buffer.alloc(0)), host);
           broken = true;
           sock.pause();
           if (pendingAcks === 0) close();
