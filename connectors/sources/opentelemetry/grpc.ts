@@ -48,9 +48,17 @@ export function otlpGrpcServer(proto: OtlpLogsProto, ingest: Ingest, events: Otl
   const exportLogs: grpc.handleUnaryCall<Buffer, Buffer> = (call, callback) => {
     const body = call.request;
     events.received('grpc', body.length);
-    const outcome = ingest.take('grpc', body, false);
-    if (outcome instanceof Promise) void outcome.then((o) => answer(callback, o, call.getPeer()));
-    else answer(callback, outcome, call.getPeer());
+    const failed = (err: unknown) => {
+      events.listenerFailed('grpc', err as Error);
+      callback({ code: grpc.status.INTERNAL, details: 'internal error' });
+    };
+    try {
+      const outcome = ingest.take('grpc', body, false);
+      if (outcome instanceof Promise) outcome.then((o) => answer(callback, o, call.getPeer()), failed);
+      else answer(callback, outcome, call.getPeer());
+    } catch (err) {
+      failed(err);
+    }
   };
   server.addService(definition, { Export: exportLogs });
   return server;

@@ -90,7 +90,11 @@ export function otlpHttpServer(proto: OtlpLogsProto, ingest: Ingest, events: Otl
         events.requestInvalid('http', `body exceeds the limit of ${maxBytes} bytes`, peer);
         return reply(res, fmt, 413, CODE.RESOURCE_EXHAUSTED, `request body exceeds ${maxBytes} bytes`);
       }
-      void finish(res, fmt, Buffer.concat(chunks, size), algorithms, peer);
+      // an unexpected failure answers 500 rather than escaping as an unhandled rejection
+      finish(res, fmt, Buffer.concat(chunks, size), algorithms, peer).catch((err: unknown) => {
+        events.listenerFailed('http', err as Error);
+        if (!res.headersSent) reply(res, fmt, 500, CODE.INTERNAL, 'internal error');
+      });
     });
   };
 
