@@ -28,6 +28,7 @@ const BENCHES: readonly Bench[] = [
   { name: 'remap', args: ['100000'], nodeArgs: ['--expose-gc'] }, // events per pass; collects between passes
   { name: 'disk-buffer', args: [] },
   { name: 'labelstore', args: ['64'] }, // MiB of 200-byte lines into the strict label-store peer
+  { name: 'otlp', args: ['500', '500', '4'] }, // OTLP/HTTP protobuf requests, records each, in flight
   { name: 'logfwd', args: ['500000'] }, // events in Forward frames of 1,000
 ];
 
