@@ -9,6 +9,7 @@ import type { Gate, GateController } from './gate.js';
 import type { Logger } from './log.js';
 import type { ComponentTelemetry, MetricsRegistry } from './telemetry/registry.js';
 import type { GlobalOptions } from './config/global.js';
+import type { SinkEnvelope } from './config/shared.js';
 
 export type ComponentKind = 'source' | 'transform' | 'sink';
 /** What flows on an edge; checked when wiring (a metrics sink fed by a log-only source is an error). */
@@ -57,6 +58,8 @@ interface BaseDef<S extends GenericSchema> {
   readonly type: string;
   /** One line for `weir list` and the docs. */
   readonly summary: string;
+  /** Other type names a config may use for this component (Vector's names: `loki`); `weir list` shows them. */
+  readonly aliases?: readonly string[];
   readonly schema: S;
 }
 
@@ -86,7 +89,10 @@ export interface TransformDef<S extends GenericSchema = GenericSchema> extends B
   build(config: InferOutput<S>, ctx: ComponentContext): OperatorFunction<EventBatch, EventBatch | RoutedBatch>;
 }
 
-export interface SinkDef<S extends GenericSchema = GenericSchema> extends BaseDef<S> {
+/** A sink's schema: its output carries the envelope every sink has (`sinkObject` in lib/config/shared.ts). */
+export type SinkSchema = GenericSchema<unknown, SinkEnvelope>;
+
+export interface SinkDef<S extends SinkSchema = SinkSchema> extends BaseDef<S> {
   readonly kind: 'sink';
   readonly input: DataType;
   /** Largest chunk the pull loop hands over at once (usually the batch size). */
@@ -101,4 +107,4 @@ export type ComponentDef = SourceDef | TransformDef | SinkDef;
 
 export const defineSource = <S extends GenericSchema>(d: Omit<SourceDef<S>, 'kind'>): SourceDef<S> => ({ kind: 'source', ...d });
 export const defineTransform = <S extends GenericSchema>(d: Omit<TransformDef<S>, 'kind'>): TransformDef<S> => ({ kind: 'transform', ...d });
-export const defineSink = <S extends GenericSchema>(d: Omit<SinkDef<S>, 'kind'>): SinkDef<S> => ({ kind: 'sink', ...d });
+export const defineSink = <S extends SinkSchema>(d: Omit<SinkDef<S>, 'kind'>): SinkDef<S> => ({ kind: 'sink', ...d });

@@ -8,7 +8,8 @@ import { extname, join } from 'node:path';
 import { parse as parseToml } from 'smol-toml';
 import { parse as parseYaml } from 'yaml';
 import * as v from 'valibot';
-import type { ComponentDef, ComponentKind } from '../component.js';
+import type { ComponentDef, ComponentKind, SinkDef, SourceDef, TransformDef } from '../component.js';
+import type { SinkEnvelope } from './shared.js';
 import { ConfigError, type ConfigProblem } from '../errors.js';
 import { GlobalOptionsSchema, type GlobalOptions } from './global.js';
 import { interpolate } from './interpolate.js';
@@ -21,17 +22,21 @@ export const SECTION: Record<ComponentKind, 'sources' | 'transforms' | 'sinks'> 
   sink: 'sinks',
 };
 
-/** A validated component: definition, parsed options, where it was written. */
-export interface ComponentConfig {
+interface Configured<K extends ComponentKind, D extends ComponentDef, O> {
   readonly id: string;
-  readonly kind: ComponentKind;
-  readonly def: ComponentDef;
+  readonly kind: K;
+  readonly def: D;
   /** Options after validation, defaults applied. */
-  readonly options: Record<string, unknown> & { inputs?: string[] };
+  readonly options: Record<string, unknown> & O;
   /** The options as written (after interpolation), for change detection on reload. */
   readonly raw: unknown;
   readonly file: string | undefined;
 }
+/** A validated component: definition, parsed options, where it was written; `kind` tells which. */
+export type ComponentConfig =
+  | Configured<'source', SourceDef, object>
+  | Configured<'transform', TransformDef, { inputs?: string[] }>
+  | Configured<'sink', SinkDef, SinkEnvelope>;
 
 export interface Config {
   readonly globals: GlobalOptions;
@@ -226,7 +231,7 @@ export function buildConfig(files: readonly RawConfigFile[], catalog: Catalog): 
       }
       continue;
     }
-    components.set(id, { id, kind, def, options: r.output as ComponentConfig['options'], raw, file });
+    components.set(id, { id, kind, def, options: r.output, raw, file } as ComponentConfig); // the schema's output is the def's options
   }
 
   if (problems.length > 0 || !globals) return { problems };

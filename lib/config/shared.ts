@@ -162,6 +162,59 @@ export const healthcheckSchema = () => v.optional(v.strictObject({ enabled: v.op
 export const healthcheckUriSchema = () =>
   v.optional(v.strictObject({ enabled: v.optional(v.boolean(), true), uri: v.optional(v.pipe(v.string(), v.url('must be a URL'))) }), {});
 
+/** How a sink's envelope varies: the buffer types and health check options it offers, and `proxy`. */
+export interface SinkEnvelopeOptions {
+  /** Also allow `buffer.type = "disk_v1"` (spec 01 §2.1 names the sinks that do). */
+  readonly allowDiskV1?: boolean;
+  /** `healthcheck.uri`: the check may query another address than the one the sink sends to. */
+  readonly healthcheckUri?: boolean;
+  /** `proxy.*`: only for sinks that make outbound HTTP requests, as the proxy settles nothing else. */
+  readonly proxy?: boolean;
+}
+
+type HealthcheckEntry<O extends SinkEnvelopeOptions> = O['healthcheckUri'] extends true ? ReturnType<typeof healthcheckUriSchema> : ReturnType<typeof healthcheckSchema>;
+type ProxyEntry<O extends SinkEnvelopeOptions> = O['proxy'] extends true ? { proxy: typeof proxySchema } : Record<never, never>;
+/** The envelope's entries for variant `O`. */
+export type SinkEnvelopeEntries<O extends SinkEnvelopeOptions = Record<never, never>> = {
+  inputs: typeof inputsSchema;
+} & ProxyEntry<O> & {
+  buffer: ReturnType<typeof bufferSchema>;
+  acknowledgements: typeof acknowledgementsSchema;
+  healthcheck: HealthcheckEntry<O>;
+};
+
+/**
+ * The options every sink has (spec 01 §2.1), as object entries: `inputs`, then `proxy` where the
+ * sink opts in, `buffer`, `acknowledgements` and `healthcheck`. `sinkObject` places them.
+ */
+export function sinkEnvelope<const O extends SinkEnvelopeOptions = Record<never, never>>(opts?: O): SinkEnvelopeEntries<O> {
+  return {
+    inputs: inputsSchema,
+    ...(opts?.proxy ? { proxy: proxySchema } : {}),
+    buffer: bufferSchema({ allowDiskV1: opts?.allowDiskV1 }),
+    acknowledgements: acknowledgementsSchema,
+    healthcheck: opts?.healthcheckUri ? healthcheckUriSchema() : healthcheckSchema(),
+  } as unknown as SinkEnvelopeEntries<O>; // the conditional entry types follow `opts`, which the compiler cannot see through
+}
+
+/**
+ * A sink's `v.strictObject`: `type`, `inputs`, the sink's own options, then the rest of the envelope.
+ * The order is the order `unknown option; allowed options: …` lists them in.
+ */
+export function sinkObject<const T extends string, const E extends v.ObjectEntries, const O extends SinkEnvelopeOptions = Record<never, never>>(type: T, own: E, opts?: O) {
+  const { inputs, ...rest } = sinkEnvelope(opts);
+  return v.strictObject({ type: v.literal(type), inputs, ...own, ...rest });
+}
+
+/** The envelope as the topology and health checks read it from any validated sink's options. */
+export interface SinkEnvelope {
+  readonly inputs: string[];
+  readonly buffer: BufferConfig;
+  readonly acknowledgements: { readonly enabled?: boolean };
+  readonly healthcheck: { readonly enabled: boolean; readonly uri?: string };
+  readonly proxy?: ProxyConfig;
+}
+
 /** Options every encoding takes besides the codec (spec 01 §2.1). */
 export const encodingCommon = {
   except_fields: v.optional(v.array(v.string())),

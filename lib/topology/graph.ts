@@ -29,8 +29,7 @@ export interface Graph {
 /** Outputs a component declares; the default output carries its input type for transforms. */
 export function outputsOf(c: ComponentConfig): OutputRef[] {
   if (c.kind === 'sink') return [];
-  const def = c.def as { outputs?: (o: unknown) => OutputDecl[]; input?: DataType };
-  const decls: OutputDecl[] = def.outputs ? def.outputs(c.options) : [{ type: c.kind === 'transform' ? (def.input ?? 'any') : 'log' }];
+  const decls: OutputDecl[] = c.def.outputs ? c.def.outputs(c.options) : [{ type: c.kind === 'transform' ? c.def.input : 'log' }];
   return decls.map((d) => ({ component: c.id, name: d.name, id: d.name ? `${c.id}.${d.name}` : c.id, type: d.type }));
 }
 
@@ -80,6 +79,7 @@ export function buildGraph(config: Config): { graph?: Graph; problems: ConfigPro
     const resolved: OutputRef[] = [];
     const seen = new Set<string>();
     const inputs = c.kind === 'source' ? [] : (c.options.inputs ?? []);
+    const want: DataType = c.kind === 'source' ? 'any' : c.def.input;
     inputs.forEach((input, i) => {
       const loc = { code: 'WEIR_ERR_CONFIG_INPUTS' as const, file: c.file, component: where, path: `inputs[${i}]` };
       let matches: OutputRef[];
@@ -114,7 +114,6 @@ export function buildGraph(config: Config): { graph?: Graph; problems: ConfigPro
           continue;
         }
         seen.add(m.id);
-        const want = (c.def as { input?: DataType }).input ?? 'any';
         if (!accepts(want, m.type)) {
           problems.push({ ...loc, message: `data type mismatch: "${m.id}" emits ${m.type} events but ${c.def.type} accepts only ${want} events` });
           continue;

@@ -1,9 +1,8 @@
 /** Sink health checks at boot (spec 01 §7.2): each enabled check runs concurrently; failures are logged. */
-import { asyncScheduler } from 'rxjs';
-import type { SinkDef } from '../component.js';
+import { componentContext } from '../component-context.js';
 import type { Config } from '../config/load.js';
 import type { LogRoot } from '../log.js';
-import { ComponentTelemetry, type MetricsRegistry } from '../telemetry/registry.js';
+import type { MetricsRegistry } from '../telemetry/registry.js';
 
 /** Resolves with the ids of the sinks whose check failed. */
 export async function runHealthchecks(config: Config, registry: MetricsRegistry, logRoot: LogRoot): Promise<string[]> {
@@ -11,18 +10,14 @@ export async function runHealthchecks(config: Config, registry: MetricsRegistry,
   const failed: string[] = [];
   await Promise.all(
     [...config.components.values()].map(async (c) => {
-      if (c.kind !== 'sink') return;
-      const def = c.def as SinkDef;
-      const hc = c.options.healthcheck as { enabled?: boolean } | undefined;
-      if (!def.healthcheck || hc?.enabled === false) return;
-      const log = logRoot.logger({ component_id: c.id, component_kind: 'sink', component_type: def.type });
-      const telemetry = new ComponentTelemetry(registry, c.id, 'sink', def.type);
+      if (c.kind !== 'sink' || !c.def.healthcheck || !c.options.healthcheck.enabled) return;
+      const ctx = componentContext({ id: c.id, kind: 'sink', type: c.def.type, registry, log: logRoot, globals: config.globals });
       try {
-        await def.healthcheck(c.options, { id: c.id, type: def.type, telemetry, log, globals: config.globals, scheduler: asyncScheduler, registry });
-        log.info('Healthcheck passed.');
+        await c.def.healthcheck(c.options, ctx);
+        ctx.log.info('Healthcheck passed.');
       } catch (err) {
         failed.push(c.id);
-        log.error('Healthcheck failed.', { error: (err as Error).message });
+        ctx.log.error('Healthcheck failed.', { error: (err as Error).message });
       }
     }),
   );

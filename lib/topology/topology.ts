@@ -4,7 +4,8 @@
  * Reload rebuilds only what changed and keeps the rest running (sources keep their sockets).
  */
 import { Subject, type Subscription, asyncScheduler, takeUntil, tap, type SchedulerLike, type OperatorFunction } from 'rxjs';
-import type { ComponentContext, ComponentKind, SinkContext, SinkDef, SourceContext, SourceDef, TransformDef } from '../component.js';
+import type { ComponentContext, ComponentKind } from '../component.js';
+import { componentContext, sinkContext, sourceContext } from '../component-context.js';
 import { type Delivery, type EventBatch, type RoutedBatch, batchSize, settleAll } from '../event.js';
 import { AllGate, GateController } from '../gate.js';
 import type { EdgeBuffer } from '../buffer/buffer.js';
@@ -13,7 +14,7 @@ import type { BufferConfig } from '../config/shared.js';
 import type { ComponentConfig, Config } from '../config/load.js';
 import { ConfigError } from '../errors.js';
 import type { LogRoot, Logger } from '../log.js';
-import { ComponentTelemetry, type Counter, MetricsRegistry } from '../telemetry/registry.js';
+import { type Counter, MetricsRegistry } from '../telemetry/registry.js';
 import { DrainControl, drainBuffer } from './drain.js';
 import { Fanout, type Port } from './fanout.js';
 import { type Graph, buildGraph, downstreamSinks } from './graph.js';
@@ -29,31 +30,35 @@ export interface TopologyOptions {
   readonly buffers?: BufferFactory;
 }
 
-interface Running {
-  readonly cfg: ComponentConfig;
-  readonly telemetry: ComponentTelemetry;
-  readonly log: Logger;
+type ConfigOf<K extends ComponentKind> = Extract<ComponentConfig, { kind: K }>;
+
+interface Running<K extends ComponentKind> {
+  readonly kind: K;
+  readonly cfg: ConfigOf<K>;
+  /** Built once per node; a source's and a sink's own contexts extend it. */
+  readonly ctx: ComponentContext;
 }
 
-interface SourceNode extends Running {
-  readonly kind: 'source';
+interface SourceNode extends Running<'source'> {
   readonly gate: AllGate;
   readonly stop$: Subject<void>;
   sub?: Subscription;
   done: Promise<void>;
 }
 
-interface TransformNode extends Running {
-  readonly kind: 'transform';
-  readonly port: Port & { upstreams: Set<Fanout> };
-  input$: Subject<EventBatch>;
+type InputPort = Port & { upstreams: Set<Fanout> };
+
+interface TransformNode extends Running<'transform'> {
+  readonly op: OperatorFunction<EventBatch, EventBatch | RoutedBatch>;
+  readonly port: InputPort;
+  readonly input$: Subject<EventBatch>;
   replacing: boolean;
   sub?: Subscription;
 }
 
-interface SinkNode extends Running {
-  readonly kind: 'sink';
-  readonly port: Port & { upstreams: Set<Fanout> };
+interface SinkNode extends Running<'sink'> {
+  readonly op: OperatorFunction<EventBatch, Delivery>;
+  readonly port: InputPort;
   readonly buffer: EdgeBuffer;
   readonly drain: DrainControl;
   readonly demand: GateController;
@@ -63,6 +68,20 @@ interface SinkNode extends Running {
 }
 
 type Node = SourceNode | TransformNode | SinkNode;
+
+/** What a new configuration adds, changes and removes, by component id. */
+interface Changes {
+  readonly added: string[];
+  readonly changed: string[];
+  readonly removed: string[];
+}
+
+/** The new nodes of a reload, built but not yet started. */
+interface Built {
+  readonly nodes: Map<string, Node>;
+  /** Sinks whose running buffer the new node takes over. */
+  readonly reusedBuffers: Set<string>;
+}
 
 const sameJSON = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b);
 
@@ -90,13 +109,12 @@ export class Topology {
   }
   get components(): ReadonlyMap<string, { kind: ComponentKind; type: string; merges: boolean }> {
     const m = new Map<string, { kind: ComponentKind; type: string; merges: boolean }>();
-    for (const [id, n] of this.nodes) m.set(id, { kind: n.kind, type: n.cfg.def.type, merges: !!(n.cfg.def as TransformDef).merges });
+    for (const [id, n] of this.nodes) m.set(id, { kind: n.kind, type: n.cfg.def.type, merges: n.kind === 'transform' && !!n.cfg.def.merges });
     return m;
   }
   /** Events held in a sink's buffer (tests, API). */
   bufferedEvents(sinkId: string): number {
-    const n = this.nodes.get(sinkId);
-    return n?.kind === 'sink' ? n.buffer.length : 0;
+    return this.sink(sinkId)?.buffer.length ?? 0;
   }
   /** The backpressure gate a source sees (tests, API). */
   sourceGate(sourceId: string): AllGate | undefined {
@@ -124,123 +142,143 @@ export class Topology {
     return this.apply(config, graph);
   }
 
-  private async apply(config: Config, graph: Graph) {
-    const old = this.nodes;
-    const added: string[] = [];
-    const changed: string[] = [];
-    const removed: string[] = [];
-    for (const id of old.keys()) if (!graph.nodes.has(id)) removed.push(id);
-    for (const [id, n] of graph.nodes) {
-      const prev = old.get(id);
-      if (!prev) added.push(id);
-      else if (prev.kind !== n.config.kind || !sameJSON(prev.cfg.raw, n.config.raw) || (this.config && !sameJSON(this.config.globals, config.globals))) changed.push(id);
-    }
+  private async apply(config: Config, graph: Graph): Promise<Changes> {
+    const changes = this.diff(config, graph);
     // Build everything new first: a component that fails to build leaves the running topology untouched.
-    const built = new Map<string, Node>();
-    const builtOps = new Map<string, OperatorFunction<EventBatch, EventBatch | RoutedBatch> | OperatorFunction<EventBatch, Delivery>>();
-    const sinksDown = downstreamSinks(graph);
-    const acksOf = (c: ComponentConfig) => {
-      const own = (c.options.acknowledgements as { enabled?: boolean } | undefined)?.enabled;
-      return own ?? config.globals.acknowledgements.enabled;
-    };
-    const buildProblems: ConfigError['problems'][number][] = [];
-    const reusable = new Map<string, EdgeBuffer>();
-    for (const id of [...added, ...changed]) {
+    const built = await this.buildComponents(config, graph, changes);
+    const oldSinkDone = await this.stopComponents(changes, built);
+    this.replaceNodes(changes, built);
+    this.updateFanouts(graph);
+    this.wire(graph);
+    this.config = config;
+    this.graph = graph;
+    this.startComponents(built, downstreamSinks(graph), oldSinkDone);
+    for (const id of changes.removed) this.registry.forget(id);
+    return changes;
+  }
+
+  /** Ids new in `graph`, changed in it (options, kind, or any global option), and gone from it. */
+  private diff(config: Config, graph: Graph): Changes {
+    const changes: Changes = { added: [], changed: [], removed: [] };
+    const globalsChanged = this.config !== undefined && !sameJSON(this.config.globals, config.globals);
+    for (const id of this.nodes.keys()) if (!graph.nodes.has(id)) changes.removed.push(id);
+    for (const [id, n] of graph.nodes) {
+      const prev = this.nodes.get(id);
+      if (!prev) changes.added.push(id);
+      else if (prev.kind !== n.config.kind || !sameJSON(prev.cfg.raw, n.config.raw) || globalsChanged) changes.changed.push(id);
+    }
+    return changes;
+  }
+
+  /** Builds the added and changed components; throws one ConfigError naming every one that failed. */
+  private async buildComponents(config: Config, graph: Graph, changes: Changes): Promise<Built> {
+    const built: Built = { nodes: new Map(), reusedBuffers: new Set() };
+    const problems: ConfigError['problems'][number][] = [];
+    for (const id of [...changes.added, ...changes.changed]) {
       const cfg = graph.nodes.get(id)!.config;
-      const telemetry = new ComponentTelemetry(this.registry, id, cfg.kind, cfg.def.type);
-      const log = this.opts.log.logger({ component_id: id, component_kind: cfg.kind, component_type: cfg.def.type });
-      const base: ComponentContext = { id, type: cfg.def.type, telemetry, log, globals: config.globals, scheduler: this.scheduler, registry: this.registry };
+      const ctx = componentContext({ id, kind: cfg.kind, type: cfg.def.type, registry: this.registry, log: this.opts.log, globals: config.globals, scheduler: this.scheduler });
       try {
-        if (cfg.kind === 'source') {
-          built.set(id, { kind: 'source', cfg, telemetry, log, gate: new AllGate(), stop$: new Subject<void>(), done: Promise.resolve() });
-        } else if (cfg.kind === 'transform') {
-          const op = (cfg.def as TransformDef).build(cfg.options, base);
-          builtOps.set(id, op);
-          const node: TransformNode = { kind: 'transform', cfg, telemetry, log, port: undefined!, input$: new Subject(), replacing: false };
-          (node as { port: TransformNode['port'] }).port = this.transformPort(node);
-          built.set(id, node);
-        } else {
-          const acks = acksOf(cfg);
-          const demand = new GateController(true);
-          const ctx: SinkContext = { ...base, acknowledgements: acks, demand };
-          const op = (cfg.def as SinkDef).build(cfg.options, ctx);
-          builtOps.set(id, op);
-          const prev = old.get(id);
-          const bufCfg = cfg.options.buffer as BufferConfig;
-          let buffer: EdgeBuffer;
-          const prevBuf = prev?.kind === 'sink' ? (prev.cfg.options.buffer as BufferConfig) : undefined;
-          if (prev?.kind === 'sink' && sameJSON(prevBuf, bufCfg)) {
-            buffer = prev.buffer;
-            reusable.set(id, buffer);
-          } else if (prev?.kind === 'sink' && prevBuf!.type !== 'memory' && prevBuf!.type === bufCfg.type) {
-            // one store per sink directory (LevelDB locks it): the running store stays, new limits apply at restart
-            log.warn('disk buffer options change at the next restart; the running buffer is kept');
-            buffer = prev.buffer;
-            reusable.set(id, buffer);
-          } else buffer = await this.buffers(bufCfg, { id, telemetry, log, globals: config.globals });
-          const node: SinkNode = { kind: 'sink', cfg, telemetry, log, port: undefined!, buffer, drain: new DrainControl(), demand, acks, done: Promise.resolve() };
-          (node as { port: SinkNode['port'] }).port = this.sinkPort(node);
-          built.set(id, node);
-        }
+        if (cfg.kind === 'source') built.nodes.set(id, { kind: 'source', cfg, ctx, gate: new AllGate(), stop$: new Subject<void>(), done: Promise.resolve() });
+        else if (cfg.kind === 'transform') {
+          const op = cfg.def.build(cfg.options, ctx);
+          const input$ = new Subject<EventBatch>();
+          built.nodes.set(id, { kind: 'transform', cfg, ctx, op, port: this.transformPort(ctx, input$), input$, replacing: false });
+        } else built.nodes.set(id, await this.buildSink(cfg, ctx, built));
       } catch (err) {
         const e = err as Error & { optionPath?: string };
-        buildProblems.push({ code: 'WEIR_ERR_CONFIG_OPTION', file: cfg.file, component: `${cfg.kind}s.${id}`, path: e.optionPath, message: e.message });
+        problems.push({ code: 'WEIR_ERR_CONFIG_OPTION', file: cfg.file, component: `${cfg.kind}s.${id}`, path: e.optionPath, message: e.message });
       }
     }
-    if (buildProblems.length) throw new ConfigError(buildProblems);
+    if (problems.length) throw new ConfigError(problems);
+    return built;
+  }
 
-    // Stop what goes away or changes: sources first, so nothing new enters while rewiring.
-    const stopping = [...removed, ...changed];
+  /** Builds a sink and its buffer, or takes over the running sink's buffer where it can. */
+  private async buildSink(cfg: ConfigOf<'sink'>, ctx: ComponentContext, built: Built): Promise<SinkNode> {
+    const acks = cfg.options.acknowledgements.enabled ?? ctx.globals.acknowledgements.enabled;
+    const demand = new GateController(true);
+    const op = cfg.def.build(cfg.options, sinkContext(ctx, { acknowledgements: acks, demand }));
+    const prev = this.sink(ctx.id);
+    const bufCfg = cfg.options.buffer;
+    const prevBuf = prev?.cfg.options.buffer;
+    let buffer: EdgeBuffer;
+    if (prev && sameJSON(prevBuf, bufCfg)) {
+      buffer = prev.buffer;
+      built.reusedBuffers.add(ctx.id);
+    } else if (prev && prevBuf!.type !== 'memory' && prevBuf!.type === bufCfg.type) {
+      // one store per sink directory (LevelDB locks it): the running store stays, new limits apply at restart
+      ctx.log.warn('disk buffer options change at the next restart; the running buffer is kept');
+      buffer = prev.buffer;
+      built.reusedBuffers.add(ctx.id);
+    } else buffer = await this.buffers(bufCfg, ctx);
+    return { kind: 'sink', cfg, ctx, op, port: this.sinkPort(acks, buffer), buffer, drain: new DrainControl(), demand, acks, done: Promise.resolve() };
+  }
+
+  /**
+   * Stops what goes away or changes: sources first, so nothing new enters while rewiring; then
+   * transforms flush and sinks let go of their buffers. Resolves with each stopped sink's `done`.
+   */
+  private async stopComponents(changes: Changes, built: Built): Promise<Map<string, Promise<void>>> {
+    const stopping = [...changes.removed, ...changes.changed];
     const waits: Promise<void>[] = [];
     for (const id of stopping) {
-      const n = old.get(id)!;
+      const n = this.nodes.get(id)!;
       if (n.kind === 'source') {
         n.stop$.next();
         n.stop$.complete();
         // a removed source's output goes away: let it drain into it first; a changed source
         // keeps its outputs, so its old connections may finish while the new one listens
-        if (removed.includes(id)) waits.push(n.done);
+        if (changes.removed.includes(id)) waits.push(n.done);
       }
     }
     await Promise.all(waits);
     const oldSinkDone = new Map<string, Promise<void>>();
     for (const id of stopping) {
-      const n = old.get(id)!;
+      const n = this.nodes.get(id)!;
       if (n.kind === 'transform') {
         for (const f of n.port.upstreams) f.detach(n.port);
         n.replacing = true;
         n.input$.complete(); // flushes its state into its outputs, which stay attached downstream
       } else if (n.kind === 'sink') {
         for (const f of n.port.upstreams) f.detach(n.port);
-        if (reusable.has(id)) {
+        if (built.reusedBuffers.has(id)) {
           n.drain.detached = true;
           n.buffer.release();
         } else n.buffer.close();
         oldSinkDone.set(id, n.done);
       }
     }
-    for (const id of removed) {
-      const n = old.get(id)!;
+    return oldSinkDone;
+  }
+
+  /** Drops the removed nodes (a removed sink's buffer goes once it finished) and puts in the built ones. */
+  private replaceNodes(changes: Changes, built: Built): void {
+    for (const id of changes.removed) {
+      const n = this.nodes.get(id)!;
       this.nodes.delete(id);
       if (n.kind === 'sink') void n.done.then(() => n.buffer.dispose());
     }
-    for (const [id, n] of built) this.nodes.set(id, n);
+    for (const [id, n] of built.nodes) this.nodes.set(id, n);
+  }
 
-    // Outputs: one fan-out per output id, kept across rebuilds so downstream stays attached.
+  /** One fan-out per output id, kept across rebuilds so downstream stays attached. */
+  private updateFanouts(graph: Graph): void {
     const liveOutputs = new Set<string>();
     for (const n of graph.nodes.values()) {
       for (const o of n.outputs) {
         liveOutputs.add(o.id);
         if (!this.fanouts.has(o.id)) {
-          const t = this.nodes.get(o.component)!.telemetry;
+          const t = this.nodes.get(o.component)!.ctx.telemetry;
           const tag = { output: o.name ?? '_default' };
           this.fanouts.set(o.id, new Fanout(o.id, t.counter('component_sent_events_total', tag), t.counter('component_sent_event_bytes_total', tag)));
         }
       }
     }
     for (const id of [...this.fanouts.keys()]) if (!liveOutputs.has(id)) this.fanouts.delete(id);
+  }
 
-    // Wiring: attach every consumer port to exactly its resolved inputs.
+  /** Attaches every consumer port to exactly its resolved inputs. */
+  private wire(graph: Graph): void {
     for (const n of graph.nodes.values()) {
       const node = this.nodes.get(n.config.id)!;
       if (node.kind === 'source') continue;
@@ -255,23 +293,25 @@ export class Topology {
       }
     }
     for (const f of this.fanouts.values()) for (const n of this.nodes.values()) if (n.kind !== 'source' && f.has(n.port) && !n.port.upstreams.has(f)) f.detach(n.port);
+  }
 
-    this.config = config;
-    this.graph = graph;
-
-    // Start consumers before producers: sinks, then transforms, then sources.
-    for (const [id, n] of built) if (n.kind === 'sink') this.startSink(n, builtOps.get(id) as OperatorFunction<EventBatch, Delivery>, oldSinkDone.get(id));
-    for (const [id, n] of built) if (n.kind === 'transform') this.startTransform(n, builtOps.get(id) as OperatorFunction<EventBatch, EventBatch | RoutedBatch>);
+  /** Starts consumers before producers: sinks (each after its predecessor finished), transforms, then sources. */
+  private startComponents(built: Built, sinksDown: Map<string, Set<string>>, oldSinkDone: Map<string, Promise<void>>): void {
+    for (const [id, n] of built.nodes) if (n.kind === 'sink') this.startSink(n, oldSinkDone.get(id));
+    for (const n of built.nodes.values()) if (n.kind === 'transform') this.startTransform(n);
     this.updateGates(sinksDown);
-    for (const n of built.values()) if (n.kind === 'source') this.startSource(n, sinksDown, acksOf);
-    for (const id of removed) this.registry.forget(id);
-    return { added, changed, removed };
+    for (const n of built.nodes.values()) if (n.kind === 'source') this.startSource(n, sinksDown);
+  }
+
+  private sink(id: string): SinkNode | undefined {
+    const n = this.nodes.get(id);
+    return n?.kind === 'sink' ? n : undefined;
   }
 
   private updateGates(sinksDown: Map<string, Set<string>>): void {
     for (const n of this.nodes.values()) {
       if (n.kind !== 'source') continue;
-      const gates = [...(sinksDown.get(n.cfg.id) ?? [])].map((s) => (this.nodes.get(s) as SinkNode).buffer.gate);
+      const gates = [...(sinksDown.get(n.cfg.id) ?? [])].map((s) => this.sink(s)!.buffer.gate);
       n.gate.setMembers(gates);
     }
   }
@@ -285,27 +325,15 @@ export class Topology {
     for (const f of this.fanouts.values()) if (f.id === id || f.id.startsWith(id + '.')) f.end();
   }
 
-  private startSource(n: SourceNode, sinksDown: Map<string, Set<string>>, acksOf: (c: ComponentConfig) => boolean): void {
-    const def = n.cfg.def as SourceDef;
-    const downstream = [...(sinksDown.get(n.cfg.id) ?? [])];
-    const acknowledgements = !!def.acknowledges && downstream.some((s) => acksOf(this.nodes.get(s)!.cfg));
-    if (!def.acknowledges && downstream.some((s) => acksOf(this.nodes.get(s)!.cfg)))
-      n.log.warn('source does not support end-to-end acknowledgements; silent data loss could occur');
-    const ctx: SourceContext = {
-      id: n.cfg.id,
-      type: def.type,
-      telemetry: n.telemetry,
-      log: n.log,
-      globals: this.config!.globals,
-      scheduler: this.scheduler,
-      registry: this.registry,
-      out: n.gate,
-      acknowledgements,
-      shutdown$: n.stop$.asObservable(),
-    };
-    const received = n.telemetry.counter('component_received_events_total');
-    const receivedBytes = n.telemetry.counter('component_received_event_bytes_total');
-    const perBatch = n.telemetry.histogram('component_received_events_count');
+  private startSource(n: SourceNode, sinksDown: Map<string, Set<string>>): void {
+    const def = n.cfg.def;
+    const { telemetry, log } = n.ctx;
+    const downstreamAcks = [...(sinksDown.get(n.cfg.id) ?? [])].some((s) => this.sink(s)!.acks);
+    if (!def.acknowledges && downstreamAcks) log.warn('source does not support end-to-end acknowledgements; silent data loss could occur');
+    const ctx = sourceContext(n.ctx, { out: n.gate, acknowledgements: !!def.acknowledges && downstreamAcks, shutdown$: n.stop$.asObservable() });
+    const received = telemetry.counter('component_received_events_total');
+    const receivedBytes = telemetry.counter('component_received_event_bytes_total');
+    const perBatch = telemetry.histogram('component_received_events_count');
     let resolve!: () => void;
     n.done = new Promise((r) => (resolve = r));
     const id = n.cfg.id;
@@ -325,21 +353,21 @@ export class Topology {
             this.routeOutput(id, item, bytes);
           },
           error: (err: unknown) => {
-            n.log.error('source failed', { error: (err as Error).message });
-            n.telemetry.counter('component_errors_total', { error_type: 'source_failed', stage: 'receiving' }).add();
+            log.error('source failed', { error: (err as Error).message });
+            telemetry.counter('component_errors_total', { error_type: 'source_failed', stage: 'receiving' }).add();
             finish();
           },
           complete: finish,
         });
     } catch (err) {
-      n.log.error('source failed to start', { error: (err as Error).message });
+      log.error('source failed to start', { error: (err as Error).message });
       finish();
     }
   }
 
-  private transformPort(n: TransformNode): TransformNode['port'] {
-    const received = n.telemetry.counter('component_received_events_total');
-    const receivedBytes = n.telemetry.counter('component_received_event_bytes_total');
+  private transformPort(ctx: ComponentContext, input$: Subject<EventBatch>): InputPort {
+    const received = ctx.telemetry.counter('component_received_events_total');
+    const receivedBytes = ctx.telemetry.counter('component_received_event_bytes_total');
     const upstreams = new Set<Fanout>();
     const ended = new Set<Fanout>();
     return {
@@ -347,22 +375,22 @@ export class Topology {
       push: (batch, bytes) => {
         received.add(batch.length);
         receivedBytes.add(bytes);
-        n.input$.next(batch);
+        input$.next(batch);
       },
       upstreamEnded: (f) => {
         ended.add(f);
-        if ([...upstreams].every((u) => ended.has(u) || u.ended)) n.input$.complete();
+        if ([...upstreams].every((u) => ended.has(u) || u.ended)) input$.complete();
       },
     };
   }
 
-  private startTransform(n: TransformNode, op: OperatorFunction<EventBatch, EventBatch | RoutedBatch>): void {
+  private startTransform(n: TransformNode): void {
     const id = n.cfg.id;
-    n.sub = n.input$.pipe(op).subscribe({
+    n.sub = n.input$.pipe(n.op).subscribe({
       next: (item) => this.routeOutput(id, item),
       error: (err: unknown) => {
-        n.log.error('transform failed', { error: (err as Error).message });
-        n.telemetry.counter('component_errors_total', { error_type: 'transform_failed', stage: 'processing' }).add();
+        n.ctx.log.error('transform failed', { error: (err as Error).message });
+        n.ctx.telemetry.counter('component_errors_total', { error_type: 'transform_failed', stage: 'processing' }).add();
         if (!n.replacing) this.endOutputs(id);
       },
       complete: () => {
@@ -371,34 +399,34 @@ export class Topology {
     });
   }
 
-  private sinkPort(n: SinkNode): SinkNode['port'] {
+  private sinkPort(acks: boolean, buffer: EdgeBuffer): InputPort {
     const upstreams = new Set<Fanout>();
     const ended = new Set<Fanout>();
     return {
       upstreams,
       push: (batch, bytes) => {
         // spec 01 §2.1: without acknowledgements a sink releases events when they enter its buffer
-        if (!n.acks) settleAll(batch, 'delivered');
-        n.buffer.push(batch, bytes);
+        if (!acks) settleAll(batch, 'delivered');
+        buffer.push(batch, bytes);
       },
       upstreamEnded: (f) => {
         ended.add(f);
-        if ([...upstreams].every((u) => ended.has(u) || u.ended)) n.buffer.close();
+        if ([...upstreams].every((u) => ended.has(u) || u.ended)) buffer.close();
       },
     };
   }
 
-  private startSink(n: SinkNode, op: OperatorFunction<EventBatch, Delivery>, after: Promise<void> | undefined): void {
-    const def = n.cfg.def as SinkDef;
-    const max = def.pullSize?.(n.cfg.options) ?? 1000;
-    const received = n.telemetry.counter('component_received_events_total');
-    const receivedBytes = n.telemetry.counter('component_received_event_bytes_total');
-    const sent = n.telemetry.counter('component_sent_events_total');
-    const sentEventBytes = n.telemetry.counter('component_sent_event_bytes_total');
-    const sentBytes = n.telemetry.counter('component_sent_bytes_total');
+  private startSink(n: SinkNode, after: Promise<void> | undefined): void {
+    const max = n.cfg.def.pullSize?.(n.cfg.options) ?? 1000;
+    const { telemetry, log } = n.ctx;
+    const received = telemetry.counter('component_received_events_total');
+    const receivedBytes = telemetry.counter('component_received_event_bytes_total');
+    const sent = telemetry.counter('component_sent_events_total');
+    const sentEventBytes = telemetry.counter('component_sent_event_bytes_total');
+    const sentBytes = telemetry.counter('component_sent_bytes_total');
     const failed: Record<string, Counter> = {
-      errored: n.telemetry.counter('component_discarded_events_total', { intentional: 'false' }),
-      rejected: n.telemetry.counter('component_discarded_events_total', { intentional: 'false' }),
+      errored: telemetry.counter('component_discarded_events_total', { intentional: 'false' }),
+      rejected: telemetry.counter('component_discarded_events_total', { intentional: 'false' }),
     };
     let resolve!: () => void;
     n.done = new Promise((r) => (resolve = r));
@@ -409,7 +437,7 @@ export class Topology {
             received.add(b.length);
             receivedBytes.add(batchSize(b));
           }),
-          op,
+          n.op,
         )
         .subscribe({
           next: (d) => {
@@ -423,8 +451,8 @@ export class Topology {
             settleAll(d.events, d.status);
           },
           error: (err: unknown) => {
-            n.log.error('sink failed', { error: (err as Error).message });
-            n.telemetry.counter('component_errors_total', { error_type: 'sink_failed', stage: 'sending' }).add();
+            log.error('sink failed', { error: (err as Error).message });
+            telemetry.counter('component_errors_total', { error_type: 'sink_failed', stage: 'sending' }).add();
             resolve();
           },
           complete: resolve,
@@ -439,7 +467,7 @@ export class Topology {
       if (n.kind !== 'sink') continue;
       const idle = Math.min(n.drain.idleMs, 5000);
       n.drain.idleMs = 0;
-      n.telemetry.gauge('utilization').set(1 - idle / 5000);
+      n.ctx.telemetry.gauge('utilization').set(1 - idle / 5000);
     }
   }
 

@@ -14,11 +14,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { type BufferConfig } from '../../lib/config/shared.js';
-import { defaultGlobals } from '../../lib/config/global.js';
 import { type EventBatch, EventMetadata, LogEvent, batchSize, settleAll } from '../../lib/event.js';
 import { waitOpen } from '../../lib/gate.js';
-import { silentLogger } from '../../lib/log.js';
-import { ComponentTelemetry, MetricsRegistry } from '../../lib/telemetry/registry.js';
+import { MetricsRegistry } from '../../lib/telemetry/registry.js';
+import { componentContext } from '../../lib/component-context.js';
 import { Timestamp } from '../../lib/value.js';
 import { type EdgeBuffer, createBuffer } from '../../lib/buffer/index.js';
 
@@ -56,12 +55,7 @@ async function open(variant: Variant, dataDir: string, registry: MetricsRegistry
     variant === 'memory'
       ? { type: 'memory', max_events: 1e9, when_full: 'block' }
       : { type: variant, max_events: 500, max_size: 4 * 1024 ** 3, when_full: 'block' };
-  return createBuffer(config, {
-    id: 'bench',
-    telemetry: new ComponentTelemetry(registry, 'bench', 'sink', 'blackhole'),
-    log: silentLogger,
-    globals: { ...defaultGlobals(), data_dir: dataDir },
-  });
+  return createBuffer(config, componentContext({ id: 'bench', kind: 'sink', type: 'blackhole', registry, globals: { data_dir: dataDir } }));
 }
 
 /** Pushes freshly made chunks (the producer keeps no references, as a source would not). */

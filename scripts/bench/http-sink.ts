@@ -10,13 +10,11 @@ import { Observable, lastValueFrom, reduce } from 'rxjs';
 import * as v from 'valibot';
 import { HttpSinkConfig } from '../../connectors/sinks/http/config.js';
 import { buildHttpSink } from '../../connectors/sinks/http/sink.js';
-import { defaultGlobals } from '../../lib/config/global.js';
+import { componentContext, sinkContext } from '../../lib/component-context.js';
 import { type EventBatch, logEvent } from '../../lib/event.js';
 import { GateController, waitOpen } from '../../lib/gate.js';
-import { silentLogger } from '../../lib/log.js';
-import { ComponentTelemetry, MetricsRegistry } from '../../lib/telemetry/registry.js';
+import { MetricsRegistry } from '../../lib/telemetry/registry.js';
 import { Timestamp } from '../../lib/value.js';
-import { asyncScheduler } from 'rxjs';
 
 const EVENTS = Number(process.argv[2] ?? 1_000_000);
 const CONCURRENCY = process.argv[3] === 'adaptive' ? 'adaptive' : Number(process.argv[3] ?? 4);
@@ -33,17 +31,7 @@ const port = await new Promise<number>((resolve) => {
 
 const registry = new MetricsRegistry({});
 const demand = new GateController(true);
-const ctx = {
-  id: 'bench',
-  type: 'http',
-  telemetry: new ComponentTelemetry(registry, 'bench', 'sink', 'http'),
-  log: silentLogger,
-  globals: defaultGlobals(),
-  scheduler: asyncScheduler,
-  registry,
-  acknowledgements: false,
-  demand,
-};
+const ctx = sinkContext(componentContext({ id: 'bench', kind: 'sink', type: 'http', registry }), { demand });
 const config = v.parse(HttpSinkConfig, {
   type: 'http',
   inputs: ['in'],

@@ -3,12 +3,11 @@
  * counts: `npx tsx scripts/bench/socket-source.ts [MiB] [line bytes]`. Prints MiB/s and events/s.
  */
 import { connect } from 'node:net';
-import { Subject, asyncScheduler } from 'rxjs';
 import * as v from 'valibot';
-import { defaultGlobals } from '../../lib/config/global.js';
+import { componentContext, sourceContext } from '../../lib/component-context.js';
 import { GateController } from '../../lib/gate.js';
 import { LogRoot } from '../../lib/log.js';
-import { ComponentTelemetry, MetricsRegistry } from '../../lib/telemetry/registry.js';
+import { MetricsRegistry } from '../../lib/telemetry/registry.js';
 import { SocketSourceConfig, socketSource } from '../../connectors/sources/socket/index.js';
 
 const mib = Number(process.argv[2] ?? 512);
@@ -18,23 +17,13 @@ const total = Math.floor((mib * 1024 * 1024) / lineBytes);
 
 let address = '';
 const registry = new MetricsRegistry({});
-const ctx = {
-  id: 'bench',
-  type: 'socket',
-  telemetry: new ComponentTelemetry(registry, 'bench', 'source', 'socket'),
-  log: new LogRoot('info', {
-    write: (l: string) => {
-      const m = /address=(\S+)/.exec(l);
-      if (m) address = m[1]!;
-    },
-  }).logger(),
-  globals: defaultGlobals(),
-  scheduler: asyncScheduler,
-  registry,
-  out: new GateController(true),
-  acknowledgements: false,
-  shutdown$: new Subject<void>(),
-};
+const log = new LogRoot('info', {
+  write: (l: string) => {
+    const m = /address=(\S+)/.exec(l);
+    if (m) address = m[1]!;
+  },
+}).logger();
+const ctx = sourceContext(componentContext({ id: 'bench', kind: 'source', type: 'socket', registry, log }), { out: new GateController(true) });
 const config = v.parse(SocketSourceConfig, { type: 'socket', mode: 'tcp', address: '127.0.0.1:0', max_length: 1 << 20 });
 let events = 0;
 let start = 0n;

@@ -3,7 +3,7 @@ import * as v from 'valibot';
 import { NEVER, Observable, Subject, map } from 'rxjs';
 import { defineSink, defineSource, type ComponentDef, type ComponentKind } from '../../lib/component.js';
 import type { Delivery, EventBatch } from '../../lib/event.js';
-import { acknowledgementsSchema, bufferSchema, inputsSchema } from '../../lib/config/shared.js';
+import { sinkObject } from '../../lib/config/shared.js';
 import type { Catalog } from '../../lib/config/load.js';
 import { components } from '../../connectors/index.js';
 
@@ -13,7 +13,7 @@ export const collected = new Map<string, EventBatch[]>();
 export const collectSink = defineSink({
   type: 'test_collect',
   summary: 'test: keeps every batch in memory',
-  schema: v.strictObject({ type: v.literal('test_collect'), inputs: inputsSchema, buffer: bufferSchema(), acknowledgements: acknowledgementsSchema }),
+  schema: sinkObject('test_collect', {}),
   input: 'any',
   build: (_c, ctx) =>
     map((batch: EventBatch): Delivery => {
@@ -28,7 +28,7 @@ export const collectSink = defineSink({
 export const stuckSink = defineSink({
   type: 'test_stuck',
   summary: 'test: accepts one batch and hangs',
-  schema: v.strictObject({ type: v.literal('test_stuck'), inputs: inputsSchema, buffer: bufferSchema() }),
+  schema: sinkObject('test_stuck', {}),
   input: 'any',
   build: (_c, ctx) => (source) =>
     new Observable<Delivery>(() => {

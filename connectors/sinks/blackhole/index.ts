@@ -3,16 +3,11 @@ import * as v from 'valibot';
 import { Observable } from 'rxjs';
 import { defineSink } from '../../../lib/component.js';
 import type { Delivery, EventBatch } from '../../../lib/event.js';
-import { acknowledgementsSchema, bufferSchema, healthcheckSchema, inputsSchema, posint } from '../../../lib/config/shared.js';
+import { posint, sinkObject } from '../../../lib/config/shared.js';
 
-export const BlackholeConfig = v.strictObject({
-  type: v.literal('blackhole'),
-  inputs: inputsSchema,
+export const BlackholeConfig = sinkObject('blackhole', {
   print_interval_secs: v.optional(v.pipe(v.number(), v.minValue(0)), 1),
   rate: v.optional(posint()),
-  buffer: bufferSchema(),
-  acknowledgements: acknowledgementsSchema,
-  healthcheck: healthcheckSchema(),
 });
 export type BlackholeConfig = v.InferOutput<typeof BlackholeConfig>;
 

@@ -1,18 +1,13 @@
 /** Options of the `console` sink. */
 import * as v from 'valibot';
 import { ENCODING_CODECS, FRAMING_METHODS, encodingSchema, framingSchema } from '../../../lib/codecs/index.js';
-import { acknowledgementsSchema, bufferSchema, healthcheckSchema, inputsSchema } from '../../../lib/config/shared.js';
+import { sinkObject } from '../../../lib/config/shared.js';
 
 /** The `console` sink options; `encoding.codec` is required. */
-export const ConsoleSinkConfig = v.strictObject({
-  type: v.literal('console'),
-  inputs: inputsSchema,
+export const ConsoleSinkConfig = sinkObject('console', {
   target: v.optional(v.pipe(v.picklist(['stdout', 'stderr']), v.description('Standard stream to write to.')), 'stdout'),
   encoding: encodingSchema(ENCODING_CODECS),
   framing: v.optional(framingSchema(FRAMING_METHODS, undefined, 'encode'), {}),
-  buffer: bufferSchema(),
-  acknowledgements: acknowledgementsSchema,
-  healthcheck: healthcheckSchema(),
 });
 /** Validated `console` sink options. */
 export type ConsoleSinkConfig = v.InferOutput<typeof ConsoleSinkConfig>;

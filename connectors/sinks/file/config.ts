@@ -1,7 +1,7 @@
 /** Options of the `file` sink. */
 import * as v from 'valibot';
 import { ENCODING_CODECS, FRAMING_METHODS, encodingSchema, framingSchema } from '../../../lib/codecs/index.js';
-import { acknowledgementsSchema, bufferSchema, compressionSchema, healthcheckSchema, inputsSchema, posint } from '../../../lib/config/shared.js';
+import { compressionSchema, posint, sinkObject } from '../../../lib/config/shared.js';
 import { compileTemplate } from '../../../lib/template.js';
 import { resolveTimezone } from '../../../lib/time/strftime.js';
 
@@ -15,9 +15,7 @@ const templateError = (text: string): string | undefined => {
 };
 
 /** The `file` sink options; `path` is a template checked at load. */
-export const FileSinkConfig = v.strictObject({
-  type: v.literal('file'),
-  inputs: inputsSchema,
+export const FileSinkConfig = sinkObject('file', {
   path: v.pipe(
     v.string(),
     v.minLength(1, 'must not be empty'),
@@ -45,9 +43,6 @@ export const FileSinkConfig = v.strictObject({
       }, 'must be "local", "UTC" or an IANA time zone name'),
     ),
   ),
-  buffer: bufferSchema(),
-  acknowledgements: acknowledgementsSchema,
-  healthcheck: healthcheckSchema(),
 });
 /** Validated `file` sink options. */
 export type FileSinkConfig = v.InferOutput<typeof FileSinkConfig>;

@@ -1,24 +1,19 @@
 /** Options of the `socket` sink. */
 import * as v from 'valibot';
 import { ENCODING_CODECS, FRAMING_METHODS, encodingSchema, framingSchema } from '../../../lib/codecs/index.js';
-import { acknowledgementsSchema, bufferSchema, healthcheckSchema, inputsSchema, posint, pathItem } from '../../../lib/config/shared.js';
+import { pathItem, posint, sinkObject } from '../../../lib/config/shared.js';
 import { parseSocketAddress } from '../../../lib/net/socket-address.js';
 
 
 /** The `socket` sink options; address or path as the mode requires. */
 export const SocketSinkConfig = v.pipe(
-  v.strictObject({
-    type: v.literal('socket'),
-    inputs: inputsSchema,
+  sinkObject('socket', {
     mode: v.pipe(v.picklist(['tcp', 'udp', 'unix']), v.description('Transport: tcp, udp or unix (stream socket).')),
     address: v.optional(v.pipe(v.string(), v.description('Destination `host:port` (tcp, udp).'))),
     path: v.optional(v.pipe(v.string(), v.minLength(1, 'must not be empty'), v.description('Socket file (unix).'))),
     encoding: encodingSchema(ENCODING_CODECS),
     framing: v.optional(framingSchema(FRAMING_METHODS, undefined, 'encode'), {}),
     keepalive: v.optional(v.strictObject({ time_secs: v.optional(posint()) })),
-    buffer: bufferSchema(),
-    acknowledgements: acknowledgementsSchema,
-    healthcheck: healthcheckSchema(),
   }),
   v.rawCheck(({ dataset, addIssue }) => {
     if (!dataset.typed) return;

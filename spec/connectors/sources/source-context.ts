@@ -1,11 +1,10 @@
 /** A SourceContext for building one source outside a topology: a gate the test drives, captured log records. */
 import { Subject } from 'rxjs';
-import { asyncScheduler } from 'rxjs';
 import type { SourceContext } from '../../../lib/component.js';
-import { defaultGlobals } from '../../../lib/config/global.js';
+import { componentContext, sourceContext } from '../../../lib/component-context.js';
 import { GateController } from '../../../lib/gate.js';
 import { LogRoot } from '../../../lib/log.js';
-import { ComponentTelemetry, MetricsRegistry } from '../../../lib/telemetry/registry.js';
+import { MetricsRegistry } from '../../../lib/telemetry/registry.js';
 
 export interface TestSourceContext extends SourceContext {
   readonly gate: GateController;
@@ -24,17 +23,9 @@ export function testSourceContext(type: string, id = 'in'): TestSourceContext {
   const root = new LogRoot('debug', { write: (l) => lines.push(l) }, 0);
   const gate = new GateController(true);
   const shutdown = new Subject<void>();
+  const base = componentContext({ id, kind: 'source', type, registry, log: root.logger({ component_id: id }), globals: { timezone: 'UTC' } });
   return {
-    id,
-    type,
-    telemetry: new ComponentTelemetry(registry, id, 'source', type),
-    log: root.logger({ component_id: id }),
-    globals: { ...defaultGlobals(), timezone: 'UTC' },
-    scheduler: asyncScheduler,
-    registry,
-    out: gate,
-    acknowledgements: false,
-    shutdown$: shutdown.asObservable(),
+    ...sourceContext(base, { out: gate, shutdown$: shutdown.asObservable() }),
     gate,
     shutdown,
     lines,

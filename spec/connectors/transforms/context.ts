@@ -1,10 +1,9 @@
 /** A component context for transform tests: a fresh registry without global tags, silent log. */
-import { type SchedulerLike, asyncScheduler } from 'rxjs';
+import type { SchedulerLike } from 'rxjs';
 import * as v from 'valibot';
 import type { ComponentContext, TransformDef } from '../../../lib/component.js';
-import { defaultGlobals } from '../../../lib/config/global.js';
-import { silentLogger } from '../../../lib/log.js';
-import { ComponentTelemetry, MetricsRegistry } from '../../../lib/telemetry/registry.js';
+import { componentContext } from '../../../lib/component-context.js';
+import { MetricsRegistry } from '../../../lib/telemetry/registry.js';
 
 export interface TestContext extends ComponentContext {
   readonly registry: MetricsRegistry;
@@ -12,16 +11,7 @@ export interface TestContext extends ComponentContext {
 
 export function transformContext(type: string, opts: { scheduler?: SchedulerLike; timezone?: string; id?: string } = {}): TestContext {
   const registry = new MetricsRegistry({});
-  const id = opts.id ?? type;
-  return {
-    id,
-    type,
-    telemetry: new ComponentTelemetry(registry, id, 'transform', type),
-    log: silentLogger,
-    globals: { ...defaultGlobals(), timezone: opts.timezone ?? 'UTC' },
-    scheduler: opts.scheduler ?? asyncScheduler,
-    registry,
-  };
+  return { ...componentContext({ id: opts.id, kind: 'transform', type, registry, globals: { timezone: opts.timezone ?? 'UTC' }, scheduler: opts.scheduler }), registry };
 }
 
 /** Parses options with the component's schema (type and inputs filled in). */

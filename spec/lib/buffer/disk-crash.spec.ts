@@ -4,11 +4,10 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { defaultGlobals } from '../../../lib/config/global.js';
 import { type Event, type LogEvent, settleAll } from '../../../lib/event.js';
-import { silentLogger } from '../../../lib/log.js';
-import { ComponentTelemetry, MetricsRegistry } from '../../../lib/telemetry/registry.js';
+import { MetricsRegistry } from '../../../lib/telemetry/registry.js';
 import { createBuffer } from '../../../lib/buffer/index.js';
+import { componentContext } from '../../../lib/component-context.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
 // runs from the sources (tsx) or from the compiled tree (dist/spec): the fixture sits beside this file
@@ -38,12 +37,7 @@ for (const type of ['disk', 'disk_v1']) {
         expect(signal).to.equal('SIGKILL');
         const buf = await createBuffer(
           { type: type as 'disk', max_events: 500, max_size: 1 << 30, when_full: 'block' },
-          {
-            id: 'out',
-            telemetry: new ComponentTelemetry(new MetricsRegistry({}), 'out', 'sink', 'test'),
-            log: silentLogger,
-            globals: { ...defaultGlobals(), data_dir: dataDir },
-          },
+          componentContext({ id: 'out', kind: 'sink', type: 'test', registry: new MetricsRegistry({}), globals: { data_dir: dataDir } }),
         );
         const held = buf.length;
         expect(held).to.be.within(n, n + 100); // the unsynced tail may or may not have made it

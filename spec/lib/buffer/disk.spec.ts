@@ -4,10 +4,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ClassicLevel } from 'classic-level';
 import { type BufferConfig } from '../../../lib/config/shared.js';
-import { defaultGlobals } from '../../../lib/config/global.js';
 import { BatchNotifier, type DeliveryStatus, type Event, type EventBatch, EventMetadata, LogEvent, MetricEvent, settleAll } from '../../../lib/event.js';
 import { LogRoot } from '../../../lib/log.js';
 import { ComponentTelemetry, MetricsRegistry } from '../../../lib/telemetry/registry.js';
+import { componentContext } from '../../../lib/component-context.js';
 import { Float, Timestamp } from '../../../lib/value.js';
 import { type BufferContext, BufferMetrics, type EdgeBuffer, createBuffer, diskBufferPath } from '../../../lib/buffer/index.js';
 import { DiskBuffer, keySeq, seqKey } from '../../../lib/buffer/disk.js';
@@ -28,12 +28,7 @@ function harness(): Harness {
   const registry = new MetricsRegistry({});
   const logs: string[] = [];
   const log = new LogRoot('info', { write: (l) => logs.push(l) }, 0).logger();
-  const ctx = (): BufferContext => ({
-    id: 'out',
-    telemetry: new ComponentTelemetry(registry, 'out', 'sink', 'test_collect'),
-    log,
-    globals: { ...defaultGlobals(), data_dir: dataDir },
-  });
+  const ctx = (): BufferContext => componentContext({ id: 'out', kind: 'sink', type: 'test_collect', registry, log, globals: { data_dir: dataDir } });
   return {
     dataDir,
     registry,
@@ -173,12 +168,7 @@ for (const type of ['disk', 'disk_v1'] as const) {
       const reg = new MetricsRegistry({});
       buf = await createBuffer(
         { type, max_events: 500, max_size: 1 << 30, when_full: 'block' },
-        {
-          id: 'out',
-          telemetry: new ComponentTelemetry(reg, 'out', 'sink', 't'),
-          log: new LogRoot('error', { write() {} }).logger(),
-          globals: { ...defaultGlobals(), data_dir: h2.dataDir },
-        },
+        componentContext({ id: 'out', kind: 'sink', type: 't', registry: reg, log: new LogRoot('error', { write() {} }).logger(), globals: { data_dir: h2.dataDir } }),
       );
       expect(reg.sum('buffer_events')).to.equal(3);
       expect(reg.sum('buffer_byte_size')).to.equal(held);
@@ -439,12 +429,7 @@ describe('createBuffer', () => {
     writeFileSync(file, 'x');
     const err = await createBuffer(
       { type: 'disk', max_events: 500, max_size: 1 << 30, when_full: 'block' },
-      {
-        id: 'my_sink',
-        telemetry: new ComponentTelemetry(h.registry, 'my_sink', 'sink', 't'),
-        log: new LogRoot('error', { write() {} }).logger(),
-        globals: { ...defaultGlobals(), data_dir: file },
-      },
+      componentContext({ id: 'my_sink', kind: 'sink', type: 't', registry: h.registry, log: new LogRoot('error', { write() {} }).logger(), globals: { data_dir: file } }),
     ).then(
       () => undefined,
       (e: Error) => e,
