@@ -5,7 +5,6 @@
  * (at most {@link SHUTDOWN_TIMEOUT_SECS}); unsubscribing closes everything at once.
  */
 import type { Server } from 'node:http';
-import * as grpc from '@grpc/grpc-js';
 import { Observable } from 'rxjs';
 import type { SourceContext } from '../../../lib/component.js';
 import type { RoutedBatch } from '../../../lib/event.js';
