@@ -3,6 +3,7 @@
  * per-component defaults so each component states its own defaults beside its schema.
  */
 import * as v from 'valibot';
+import { resolveTimezone } from '../time/strftime.js';
 
 /** Non-negative integer. */
 export const uint = () => v.pipe(v.number(), v.integer(), v.minValue(0));
@@ -225,3 +226,29 @@ export const encodingCommon = {
 /** `compression` with the codecs a sink offers and its default. */
 export const compressionSchema = <const T extends readonly [string, ...string[]]>(allowed: T, dflt: T[number]) =>
   v.optional(v.picklist(allowed), dflt);
+
+/** Adds the thrown message as an issue when `check` throws (parsers that validate by compiling). */
+export const throwsNot = (check: (value: string) => unknown) =>
+  v.rawCheck<string>(({ dataset, addIssue }) => {
+    if (!dataset.typed) return;
+    try {
+      check(dataset.value);
+    } catch (err) {
+      addIssue({ message: (err as Error).message });
+    }
+  });
+
+/** A component's `timezone`: "local", "UTC" or an IANA name, checked at load. */
+export const timezoneSchema = (description: string) =>
+  v.pipe(
+    v.string(),
+    v.check((tz) => {
+      try {
+        resolveTimezone(tz);
+        return true;
+      } catch {
+        return false;
+      }
+    }, 'must be "local", "UTC" or an IANA time zone name'),
+    v.description(description),
+  );

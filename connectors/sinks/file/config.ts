@@ -1,9 +1,8 @@
 /** Options of the `file` sink. */
 import * as v from 'valibot';
 import { ENCODING_CODECS, FRAMING_METHODS, encodingSchema, framingSchema } from '../../../lib/codecs/index.js';
-import { compressionSchema, posint, sinkObject } from '../../../lib/config/shared.js';
+import { compressionSchema, posint, sinkObject, timezoneSchema } from '../../../lib/config/shared.js';
 import { compileTemplate } from '../../../lib/template.js';
-import { resolveTimezone } from '../../../lib/time/strftime.js';
 
 const templateError = (text: string): string | undefined => {
   try {
@@ -30,19 +29,7 @@ export const FileSinkConfig = sinkObject('file', {
   framing: v.optional(framingSchema(FRAMING_METHODS, undefined, 'encode'), {}),
   compression: compressionSchema(['none', 'gzip'] as const, 'none'),
   idle_timeout_secs: v.optional(v.pipe(posint(), v.description('Close a file after this many seconds without writes.')), 30),
-  timezone: v.optional(
-    v.pipe(
-      v.string(),
-      v.check((tz) => {
-        try {
-          resolveTimezone(tz);
-          return true;
-        } catch {
-          return false;
-        }
-      }, 'must be "local", "UTC" or an IANA time zone name'),
-    ),
-  ),
+  timezone: v.optional(timezoneSchema('Time zone of strftime items in the path; overrides the global timezone.')),
 });
 /** Validated `file` sink options. */
 export type FileSinkConfig = v.InferOutput<typeof FileSinkConfig>;

@@ -1,9 +1,8 @@
 /** Options of the `logsvc_metrics` sink (spec 01 §2.1, §2.3 `logsvc_metrics`, §8; reference sinks §5). */
 import * as v from 'valibot';
 import { metricTagValuesOption } from '../../../lib/codecs/encoding.js';
-import { REQUEST_DEFAULTS, batchSchema, compressionSchema, pathItem, requestSchema, sinkObject, tlsSchema } from '../../../lib/config/shared.js';
+import { REQUEST_DEFAULTS, batchSchema, compressionSchema, pathItem, requestSchema, sinkObject, timezoneSchema, tlsSchema } from '../../../lib/config/shared.js';
 import { parsePath } from '../../../lib/path.js';
-import { resolveTimezone } from '../../../lib/time/strftime.js';
 import { hecTemplate, hecToken, httpUrl } from '../../shared/hec/options.js';
 
 /**
@@ -59,20 +58,7 @@ export const LogsvcMetricsConfig = v.pipe(
       ),
       ...metricTagValuesOption,
       source: v.optional(hecTemplate('Source of the events (template).')),
-      timezone: v.optional(
-        v.pipe(
-          v.string(),
-          v.check((tz) => {
-            try {
-              resolveTimezone(tz);
-              return true;
-            } catch {
-              return false;
-            }
-          }, 'must be "local", "UTC" or an IANA time zone name'),
-          v.description('Time zone of strftime items in the templates; overrides the global timezone.'),
-        ),
-      ),
+      timezone: v.optional(timezoneSchema('Time zone of strftime items in the templates; overrides the global timezone.')),
       compression: compressionSchema(['none', 'gzip'] as const, 'none'),
       batch: batchSchema({ max_bytes: 1_000_000, timeout_secs: 1 }),
       request: requestSchema(LOGSVC_REQUEST_DEFAULTS),

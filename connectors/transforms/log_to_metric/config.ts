@@ -4,20 +4,10 @@
  * histograms and summaries incremental), so on another type they are config errors.
  */
 import * as v from 'valibot';
-import { inputsSchema } from '../../../lib/config/shared.js';
+import { inputsSchema, throwsNot } from '../../../lib/config/shared.js';
 import { parsePath } from '../../../lib/path.js';
 import { compileTemplate } from '../../../lib/template.js';
 
-/** Adds the thrown message as an issue when `check` throws. */
-const throwsNot = (check: (value: string) => unknown) =>
-  v.rawCheck<string>(({ dataset, addIssue }) => {
-    if (!dataset.typed) return;
-    try {
-      check(dataset.value);
-    } catch (err) {
-      addIssue({ message: (err as Error).message });
-    }
-  });
 
 const template = v.pipe(v.string(), throwsNot(compileTemplate));
 const tagValue = v.union([v.null(), template]);

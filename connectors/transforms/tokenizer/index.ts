@@ -3,21 +3,11 @@ import * as v from 'valibot';
 import { map, pipe } from 'rxjs';
 import { type ComponentContext, defineTransform } from '../../../lib/component.js';
 import { type EventBatch, batchSize } from '../../../lib/event.js';
-import { inputsSchema } from '../../../lib/config/shared.js';
+import { inputsSchema, throwsNot } from '../../../lib/config/shared.js';
 import { parsePath } from '../../../lib/path.js';
 import { resolveTimezone } from '../../../lib/time/strftime.js';
 import { type TokenizerEvents, compileConversion, compileTokenizer, tokenize } from '../../../operators/transforms/tokenizer/index.js';
 
-/** Adds the thrown message as an issue when `check` throws. */
-const throwsNot = (check: (value: string) => unknown) =>
-  v.rawCheck<string>(({ dataset, addIssue }) => {
-    if (!dataset.typed) return;
-    try {
-      check(dataset.value);
-    } catch (err) {
-      addIssue({ message: (err as Error).message });
-    }
-  });
 
 const fieldPath = v.pipe(v.string(), throwsNot(parsePath));
 
