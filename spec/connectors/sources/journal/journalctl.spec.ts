@@ -196,8 +196,9 @@ exec sleep 1000
     };
     // node hands a child a unix socket for stdout: a full one blocks the writer in sock_alloc_send_pskb
     await until(() => /pipe_write|sock_alloc_send/.test(wchan()), 20_000, 'journalctl blocked writing to its stdout');
+    // how much was read before the pause took hold depends on timing; that it stopped does not
     const held = r.events().length;
-    expect(held).to.be.greaterThan(0).and.lessThan(20_000);
+    expect(held).to.be.lessThan(20_000);
     ctx.gate.open();
     await until(() => r.events().length === 20_000, 20_000, 'every record once the gate opened');
     expect(r.messages().slice(-1)).to.deep.equal(['m19999']);
