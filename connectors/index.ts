@@ -53,8 +53,9 @@ export const components: readonly ComponentDef[] = [
   tsdbMetricsSink,
 ] as unknown as readonly ComponentDef[];
 
-/** Lookup of the catalog by kind and type. */
+/** Lookup of the catalog by kind and type; a type may be one of a component's aliases (Vector's name). */
 export const catalog: Catalog = {
-  find: (kind: ComponentKind, type: string) => components.find((c) => c.kind === kind && c.type === type),
+  find: (kind: ComponentKind, type: string) =>
+    components.find((c) => c.kind === kind && c.type === type) ?? components.find((c) => c.kind === kind && c.aliases?.includes(type)),
   types: (kind: ComponentKind) => components.filter((c) => c.kind === kind).map((c) => c.type).sort(),
 };

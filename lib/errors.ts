@@ -13,6 +13,7 @@ export const ErrorCodes = {
   WEIR_ERR_CONFIG_GRAPH: 'invalid topology',
   WEIR_ERR_CONFIG_GLOBAL: 'invalid global option',
   WEIR_ERR_CONFIG_FILE: 'unreadable file',
+  WEIR_ERR_CONFIG_UNSUPPORTED: 'not supported yet',
 } as const;
 export type ErrorCode = keyof typeof ErrorCodes;
 

@@ -1,6 +1,7 @@
 /**
- * The daemon's own log: leveled (`-v`, `-q`, WEIR_LOG), one line per record on stderr, and
- * rate-limited per message key so a flood of identical errors prints once per window with a count.
+ * The daemon's own log: leveled (`-v`, `-q`, WEIR_LOG), one line per record on stderr (text, or
+ * JSON with `--log-format json`), and rate-limited per message key so a flood of identical errors
+ * prints once per window with a count.
  */
 export type Level = 'trace' | 'debug' | 'info' | 'warn' | 'error';
 const ORDER: Record<Level, number> = { trace: 0, debug: 1, info: 2, warn: 3, error: 4 };
@@ -20,9 +21,19 @@ export interface LogSink {
   write(line: string): void;
 }
 
+/** How records are written: `text` (one readable line) or `json` (one JSON object per line). */
+export type LogFormat = 'text' | 'json';
+
+/** ANSI colours of the level names in text lines. */
+const LEVEL_COLOURS: Record<Level, string> = { trace: '\x1b[35m', debug: '\x1b[34m', info: '\x1b[32m', warn: '\x1b[33m', error: '\x1b[31m' };
+
 /** Shared state of one log output: level, rate-limit windows, destination. */
 export class LogRoot {
   level: Level;
+  /** Record layout; `json` writes `{"timestamp","level","message",…fields}` per line. */
+  format: LogFormat = 'text';
+  /** Colour the level names of text lines (`--color`). */
+  isColoured = false;
   private readonly windows = new Map<string, { until: number; suppressed: number }>();
   constructor(
     level: Level = 'info',
@@ -48,7 +59,18 @@ export class LogRoot {
       this.windows.set(key, { until: t + this.rateLimitMs, suppressed: 0 });
       if (this.windows.size > 10_000) this.windows.clear();
     }
-    let line = `${new Date(this.now()).toISOString()} ${level.toUpperCase().padEnd(5)} ${msg}`;
+    const timestamp = new Date(this.now()).toISOString();
+    if (this.format === 'json') {
+      const record: Record<string, unknown> = { timestamp, level: level.toUpperCase(), message: msg, target: 'weir' };
+      for (const k in fields) {
+        const v = fields[k];
+        record[k] = v instanceof Error ? v.message : v;
+      }
+      this.out.write(JSON.stringify(record) + '\n');
+      return;
+    }
+    const name = level.toUpperCase().padEnd(5);
+    let line = `${timestamp} ${this.isColoured ? `${LEVEL_COLOURS[level]}${name}\x1b[0m` : name} ${msg}`;
     for (const k in fields) {
       const v = fields[k];
       line += ` ${k}=${typeof v === 'string' && !/[\s"=]/.test(v) ? v : JSON.stringify(v instanceof Error ? v.message : v)}`;

@@ -1,7 +1,7 @@
 /**
  * `weir vrl`: runs a remap program over newline-delimited JSON events and prints, per event,
- * `{"result": …, "object": …}` or `{"aborted": true, "error": …}`. Compile errors go to stderr
- * (VRL diagnostics) with exit code 2.
+ * `{"result": …, "object": …}` (with `--print-object`, the object alone, as Vector's `-o`) or
+ * `{"aborted": true, "error": …}`. Compile errors go to stderr (VRL diagnostics) with exit code 2.
  */
 import { createReadStream, readFileSync } from 'node:fs';
 import { createInterface } from 'node:readline';
@@ -22,6 +22,8 @@ export interface VrlCommandOptions {
   readonly program?: string;
   readonly programFile?: string;
   readonly input?: string;
+  /** Print each event as the program left it instead of `{"result","object"}` (Vector's `--print-object`). */
+  readonly printObject?: boolean | undefined;
   readonly timezone?: string;
   /** Print the built-in functions instead of running a program. */
   readonly functions?: boolean;
@@ -109,7 +111,7 @@ export async function runVrlCommand(opts: VrlCommandOptions, io: VrlCommandIo): 
   } else if (opts.input === undefined && (io.stdin as { isTTY?: boolean }).isTTY) {
     return repl(io, opts.timezone);
   } else {
-    io.stderr.write('error: a program is required (a program argument or --program-file)\n');
+    io.stderr.write('error: a program is required: pass it as an argument or with --program <file>\n');
     return 2;
   }
   let program;
@@ -127,7 +129,7 @@ export async function runVrlCommand(opts: VrlCommandOptions, io: VrlCommandIo): 
 
   const runOne = (event: Value): void => {
     const r = program.run(event, {});
-    if (r.ok) io.stdout.write(`{"result":${toOutput(r.value)},"object":${toOutput(r.target)}}\n`);
+    if (r.ok) io.stdout.write(opts.printObject ? `${toOutput(r.target)}\n` : `{"result":${toOutput(r.value)},"object":${toOutput(r.target)}}\n`);
     else io.stdout.write(`{"aborted":true,"error":${JSON.stringify(r.error)}}\n`);
   };
 

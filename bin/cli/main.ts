@@ -1,8 +1,10 @@
-/** The command line: `weir [run]`, `validate`, `list`, `vrl`. Flags follow Vector's. */
-import { readFileSync } from 'node:fs';
-import { Command, Option } from 'commander';
+/** The command line: `weir [run]`, `validate`, `list`, `vrl`. Flags and environment variables follow Vector's. */
+import { existsSync, readFileSync } from 'node:fs';
+import { Command, InvalidArgumentError, Option } from 'commander';
 import { catalog, components } from '../../connectors/index.js';
-import { expandConfigPaths } from '../../lib/config/load.js';
+import { type ConfigLocations, DEFAULT_CONFIG_PATH, type ConfigSource, formatOf, namesAny, resolveConfigSources } from '../../lib/config/paths.js';
+import { suggest } from '../../lib/config/suggest.js';
+import type { ConfigProblem } from '../../lib/errors.js';
 import { LogRoot, levelFrom } from '../../lib/log.js';
 import { runCommand } from './run.js';
 import { validateCommand } from './validate.js';
@@ -23,16 +25,67 @@ const pkg = readPackage();
 const collect = (v: string, prev: string[]) => [...prev, v];
 const count = (_: string, prev: number) => prev + 1;
 
-function configOptions(cmd: Command): Command {
-  return cmd
-    .addOption(new Option('-c, --config <path>', 'config file (TOML, YAML or JSON); repeat or comma-separate for several').argParser(collect).default([]))
-    .addOption(new Option('-C, --config-dir <dir>', 'read every .toml/.yaml/.yml/.json file of a folder').argParser(collect).default([]));
+/** The config location flags every command that reads a config takes. */
+interface ConfigFlags {
+  config: string[];
+  configDir: string[];
+  configToml: string[];
+  configYaml: string[];
+  configJson: string[];
 }
 
-function files(opts: { config: string[]; configDir: string[] }): string[] {
-  const paths = opts.config.length || opts.configDir.length ? opts.config : (process.env.WEIR_CONFIG ?? '').split(',').filter(Boolean);
-  return expandConfigPaths(paths, opts.configDir);
+function configOptions(cmd: Command): Command {
+  return cmd
+    .addOption(new Option('-c, --config <path>', 'config file (TOML, YAML or JSON by extension); repeat, comma-separate or use a glob for several').argParser(collect).default([]))
+    .addOption(new Option('-C, --config-dir <dir>', 'config folder: its .toml/.yaml/.yml/.json files, and one component per file in sources/, transforms/, sinks/').argParser(collect).default([]))
+    .addOption(new Option('--config-toml <path>', 'config file read as TOML whatever its name').argParser(collect).default([]))
+    .addOption(new Option('--config-yaml <path>', 'config file read as YAML whatever its name').argParser(collect).default([]))
+    .addOption(new Option('--config-json <path>', 'config file read as JSON whatever its name').argParser(collect).default([]));
 }
+
+/** Each flag falls back to its own environment variable, as Vector's do. */
+function locations(flags: ConfigFlags, extra: readonly string[] = [], env: NodeJS.ProcessEnv = process.env): ConfigLocations {
+  const pick = (given: readonly string[], name: string) => (given.length ? given : env[name] ? [env[name]] : []);
+  return {
+    config: [...pick(flags.config, 'WEIR_CONFIG'), ...extra],
+    dirs: pick(flags.configDir, 'WEIR_CONFIG_DIR'),
+    toml: pick(flags.configToml, 'WEIR_CONFIG_TOML'),
+    yaml: pick(flags.configYaml, 'WEIR_CONFIG_YAML'),
+    json: pick(flags.configJson, 'WEIR_CONFIG_JSON'),
+  };
+}
+
+/**
+ * The files to read. With no location at all, the default config: /etc/weir/weir.yaml (YAML), or
+ * the file named by WEIR_DEFAULT_CONFIG (meant for tests and packaging).
+ */
+function locate(l: ConfigLocations, env: NodeJS.ProcessEnv = process.env): { files: ConfigSource[]; problems: ConfigProblem[] } {
+  const problems: ConfigProblem[] = [];
+  if (!namesAny(l)) {
+    const path = env.WEIR_DEFAULT_CONFIG || DEFAULT_CONFIG_PATH;
+    if (existsSync(path)) return { files: [{ path, format: formatOf(path) ?? 'yaml' }], problems };
+    problems.push({ code: 'WEIR_ERR_CONFIG_FILE', message: `no configuration given; pass --config FILE (TOML, YAML or JSON) or install one at ${path}` });
+    return { files: [], problems };
+  }
+  const files = resolveConfigSources(l, problems);
+  return { files, problems };
+}
+
+/** Merges the root's config flags (`weir -c x.toml validate`) into a subcommand's. */
+function withRootFlags(own: ConfigFlags, root: Partial<ConfigFlags>): ConfigFlags {
+  return {
+    config: [...(root.config ?? []), ...own.config],
+    configDir: [...(root.configDir ?? []), ...own.configDir],
+    configToml: [...(root.configToml ?? []), ...own.configToml],
+    configYaml: [...(root.configYaml ?? []), ...own.configYaml],
+    configJson: [...(root.configJson ?? []), ...own.configJson],
+  };
+}
+
+const choice = (allowed: readonly string[]) => (v: string) => {
+  if (!allowed.includes(v)) throw new InvalidArgumentError(`must be one of ${allowed.join(', ')}; got "${v}"`);
+  return v;
+};
 
 function runOptions(cmd: Command): Command {
   return configOptions(cmd)
@@ -40,30 +93,45 @@ function runOptions(cmd: Command): Command {
     .option('-w, --watch-config', 'reload the configuration when its files change', process.env.WEIR_WATCH_CONFIG === 'true')
     .addOption(new Option('--graceful-shutdown-limit-secs <secs>', 'how long to drain on SIGINT/SIGTERM before exiting').default(60).argParser((v) => {
       const n = Number(v);
-      if (!Number.isFinite(n) || n < 0) throw new Error('--graceful-shutdown-limit-secs must be a non-negative number');
+      if (!Number.isFinite(n) || n < 0) throw new InvalidArgumentError('must be a non-negative number');
       return n;
     }))
     .option('--no-graceful-shutdown-limit', 'wait for the drain however long it takes')
+    .addOption(
+      new Option('-t, --threads <count>', 'accepted for Vector compatibility; weir runs its pipeline on one event loop, so it has no effect')
+        .env('WEIR_THREADS')
+        .argParser((v) => {
+          const n = Number(v);
+          if (!Number.isInteger(n) || n < 1) throw new InvalidArgumentError(`must be a positive whole number; got "${v}"`);
+          return n;
+        }),
+    )
+    .addOption(new Option('--color <when>', 'colour the log levels: auto (when stderr is a terminal), always or never').default('auto').env('WEIR_COLOR').argParser(choice(['auto', 'always', 'never'])))
+    .addOption(new Option('--log-format <format>', "format of weir's own log lines: text or json").default('text').env('WEIR_LOG_FORMAT').argParser(choice(['text', 'json'])))
     .addOption(new Option('-v, --verbose', 'more log output (repeat for more)').argParser(count).default(0))
     .addOption(new Option('-q, --quiet', 'less log output (repeat for less)').argParser(count).default(0));
 }
 
-interface RunFlags {
-  config: string[];
-  configDir: string[];
+interface RunFlags extends ConfigFlags {
   requireHealthy: boolean;
   watchConfig: boolean;
   gracefulShutdownLimitSecs: number;
   gracefulShutdownLimit: boolean;
+  threads?: number;
+  color: 'auto' | 'always' | 'never';
+  logFormat: 'text' | 'json';
   verbose: number;
   quiet: number;
 }
 
-async function run(flags: RunFlags): Promise<number> {
+async function run(flags: RunFlags, extraPaths: readonly string[] = []): Promise<number> {
   const logRoot = new LogRoot(levelFrom(process.env.WEIR_LOG, flags.verbose, flags.quiet));
+  logRoot.format = flags.logFormat;
+  logRoot.isColoured = flags.color === 'always' || (flags.color === 'auto' && process.stderr.isTTY === true);
+  const where = locations(flags, extraPaths);
   return runCommand(
     {
-      files: files(flags),
+      locate: () => locate(where),
       requireHealthy: flags.requireHealthy,
       watchConfig: flags.watchConfig,
       gracefulShutdownLimitSecs: flags.gracefulShutdownLimit ? flags.gracefulShutdownLimitSecs : undefined,
@@ -72,43 +140,73 @@ async function run(flags: RunFlags): Promise<number> {
   );
 }
 
+/**
+ * Operands after the root command: config paths when a config flag was given (what a shell makes
+ * of `-c *.yaml`) or when they name config files; otherwise a command weir does not have.
+ */
+function rootOperands(operands: readonly string[], flags: ConfigFlags, commands: readonly string[]): { paths: string[] } | { error: string } {
+  if (operands.length === 0) return { paths: [] };
+  const named = flags.config.length + flags.configDir.length + flags.configToml.length + flags.configYaml.length + flags.configJson.length > 0;
+  if (named || operands.every((o) => formatOf(o) !== undefined)) return { paths: [...operands] };
+  const unknown = operands.find((o) => formatOf(o) === undefined)!;
+  const meant = suggest(unknown, commands);
+  return { error: `unknown command "${unknown}"${meant ? `; did you mean "${meant}"?` : `; commands: ${commands.join(', ')}`}` };
+}
+
 /** Parses argv and runs the command; resolves with the exit code. */
 export async function main(argv: string[]): Promise<number> {
   let code = 0;
   const program = runOptions(new Command('weir'))
     .description('An observability data pipeline: sources, transforms and sinks.')
     .version(pkg.version, '-V, --version')
+    .argument('[paths...]', 'more config files (as a shell expands `-c *.yaml`)')
     // root options (the implicit run) only before a subcommand, so `validate -c x` reaches validate
     .enablePositionalOptions()
-    .action(async (flags: RunFlags) => {
-      code = await run(flags);
+    .action(async (operands: string[], flags: RunFlags) => {
+      const commands = program.commands.map((c) => c.name());
+      const r = rootOperands(operands, flags, commands);
+      if ('error' in r) {
+        process.stderr.write(`weir: ${r.error}\n`);
+        code = 1;
+        return;
+      }
+      code = await run(flags, r.paths);
     });
 
-  runOptions(program.command('run').description('run the pipeline (the default command)')).action(async (flags: RunFlags) => {
-    code = await run(flags);
-  });
+  runOptions(program.command('run').description('run the pipeline (the default command)'))
+    .argument('[paths...]', 'more config files')
+    .action(async (paths: string[], flags: RunFlags) => {
+      code = await run({ ...flags, ...withRootFlags(flags, program.opts<ConfigFlags>()) }, paths);
+    });
 
   configOptions(program.command('validate').description('check configuration files; exit 0 when valid, 78 when not'))
+    .argument('[paths...]', 'config files to check (as with --config)')
     .option('--no-environment', 'skip the component build checks and health checks that need the environment')
     .option('--skip-healthchecks', 'skip sink health checks')
-    .option('--deny-warnings', 'fail on warnings (such as outputs without consumers)')
-    .action(async (flags: { config: string[]; configDir: string[]; environment: boolean; skipHealthchecks?: boolean; denyWarnings?: boolean }) => {
-      code = await validateCommand({ files: files(flags), environment: flags.environment, skipHealthchecks: !!flags.skipHealthchecks, denyWarnings: !!flags.denyWarnings });
+    .option('-d, --deny-warnings', 'fail on warnings (such as outputs without consumers)')
+    .action(async (paths: string[], flags: ConfigFlags & { environment: boolean; skipHealthchecks?: boolean; denyWarnings?: boolean }) => {
+      const { files, problems } = locate(locations(withRootFlags(flags, program.opts<ConfigFlags>()), paths));
+      code = await validateCommand({ files, problems, environment: flags.environment, skipHealthchecks: !!flags.skipHealthchecks, denyWarnings: !!flags.denyWarnings });
     });
 
   program
     .command('list')
-    .description('list every component type with its kind')
+    .description('list every component type with its kind, and the Vector type names it also answers to')
     .option('--format <format>', 'text or json', 'text')
     .action((flags: { format: string }) => {
       const rows = [...components].sort((a, b) => a.kind.localeCompare(b.kind) || a.type.localeCompare(b.type));
       if (flags.format === 'json') {
-        process.stdout.write(JSON.stringify({ sources: catalog.types('source'), transforms: catalog.types('transform'), sinks: catalog.types('sink') }) + '\n');
+        const aliases: Record<string, string> = {};
+        for (const c of rows) for (const a of c.aliases ?? []) aliases[a] = c.type;
+        process.stdout.write(JSON.stringify({ sources: catalog.types('source'), transforms: catalog.types('transform'), sinks: catalog.types('sink'), aliases }) + '\n');
         return;
       }
       for (const kind of ['source', 'transform', 'sink'] as const) {
         process.stdout.write(`${kind[0]!.toUpperCase() + kind.slice(1)}s:\n`);
-        for (const c of rows.filter((r) => r.kind === kind)) process.stdout.write(`- ${c.type.padEnd(24)} ${c.summary}\n`);
+        for (const c of rows.filter((r) => r.kind === kind)) {
+          const also = c.aliases?.length ? ` (Vector: ${c.aliases.join(', ')})` : '';
+          process.stdout.write(`- ${c.type.padEnd(24)} ${c.summary}${also}\n`);
+        }
         process.stdout.write('\n');
       }
     });
@@ -119,12 +217,13 @@ export async function main(argv: string[]): Promise<number> {
     .argument('[program]', 'the program text')
     .option('-p, --program <file>', 'read the program from a file')
     .option('-i, --input <file>', 'newline-delimited JSON events (default: standard input)')
+    .option('-o, --print-object', 'print each event as the program left it, instead of the result and the event')
     .option('--timezone <tz>', 'time zone for timestamps without one (IANA name or "local")')
     .option('--functions', 'list the built-in functions and exit')
-    .action(async (text: string | undefined, flags: { program?: string; input?: string; timezone?: string; functions?: boolean }) => {
+    .action(async (text: string | undefined, flags: { program?: string; input?: string; printObject?: boolean; timezone?: string; functions?: boolean }) => {
       const { runVrlCommand } = await import('../../remap/cli.js');
       code = await runVrlCommand(
-        { program: text, programFile: flags.program, input: flags.input, timezone: flags.timezone, functions: flags.functions },
+        { program: text, programFile: flags.program, input: flags.input, printObject: flags.printObject, timezone: flags.timezone, functions: flags.functions },
         { stdin: process.stdin, stdout: process.stdout, stderr: process.stderr },
       );
     });

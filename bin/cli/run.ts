@@ -1,50 +1,65 @@
 /** `weir run` (the default command): start the pipeline, reload on SIGHUP / file change, drain on SIGINT/SIGTERM. */
 import { watch, type FSWatcher } from 'node:fs';
 import { basename, dirname } from 'node:path';
-import { catalog } from '../../connectors/index.js';
-import { loadConfig, type Config } from '../../lib/config/load.js';
-import { ConfigError, formatProblem } from '../../lib/errors.js';
-import type { LogRoot } from '../../lib/log.js';
+import type { Config } from '../../lib/config/load.js';
+import type { ConfigSource } from '../../lib/config/paths.js';
+import { ConfigError, type ConfigProblem, formatProblem } from '../../lib/errors.js';
+import type { LogRoot, Logger } from '../../lib/log.js';
 import { Topology } from '../../lib/topology/topology.js';
+import { EXIT_CONFIG } from './exit.js';
 import { componentTotals, formatSummary } from './summary.js';
+import { checkConfigFiles } from './validate.js';
+
+export { EXIT_CONFIG } from './exit.js';
 
 export interface RunOptions {
-  files: string[];
+  /** The files to read; called again on every reload, so a config folder is listed afresh. */
+  locate(): { files: readonly ConfigSource[]; problems: readonly ConfigProblem[] };
   requireHealthy: boolean;
   watchConfig: boolean;
   /** undefined = no limit. */
   gracefulShutdownLimitSecs: number | undefined;
 }
 
-/** EX_CONFIG, as Vector. */
-export const EXIT_CONFIG = 78;
+/** Config problems: indented lines under the log line, or one log record each with `--log-format json`. */
+function reportProblems(logRoot: LogRoot, log: Logger, problems: readonly ConfigProblem[]): void {
+  for (const p of problems) {
+    if (logRoot.format === 'json') log.error(formatProblem(p), { error_code: p.code });
+    else process.stderr.write(`  x ${formatProblem(p)}\n`);
+  }
+}
+
+/** Loads and checks the configuration; every problem of it in one report (as `weir validate`). */
+function loadChecked(opts: RunOptions): { config?: Config; problems: readonly ConfigProblem[]; files: readonly ConfigSource[] } {
+  const { files, problems } = opts.locate();
+  const report = checkConfigFiles(files, process.env, problems);
+  const all = [...report.loadProblems, ...report.checkProblems];
+  return all.length > 0 || !report.built.config ? { problems: all, files } : { config: report.built.config, problems: [], files };
+}
 
 export async function runCommand(opts: RunOptions, logRoot: LogRoot): Promise<number> {
   const log = logRoot.logger();
-  let config: Config;
-  try {
-    config = loadConfig(opts.files, catalog);
-  } catch (err) {
-    if (err instanceof ConfigError) {
-      log.error('Configuration error.');
-      for (const p of err.problems) process.stderr.write(`  x ${formatProblem(p)}\n`);
-      return EXIT_CONFIG;
-    }
-    throw err;
+  const loaded = loadChecked(opts);
+  if (!loaded.config) {
+    log.error('Configuration error.');
+    reportProblems(logRoot, log, loaded.problems);
+    return EXIT_CONFIG;
   }
+  const config = loaded.config;
+  let files = loaded.files.map((f) => f.path);
   const topology = new Topology({ log: logRoot });
   try {
     await topology.start(config);
   } catch (err) {
     if (err instanceof ConfigError) {
       log.error('Configuration error.');
-      for (const p of err.problems) process.stderr.write(`  x ${formatProblem(p)}\n`);
+      reportProblems(logRoot, log, err.problems);
       return EXIT_CONFIG;
     }
     log.error('Failed to start.', { error: (err as Error).message });
     return 1;
   }
-  log.info('weir started.', { components: topology.components.size, files: opts.files.join(',') });
+  log.info('weir started.', { components: topology.components.size, files: files.join(',') });
 
   const requireHealthy = opts.requireHealthy || config.globals.healthchecks.require_healthy;
   if (requireHealthy) {
@@ -79,13 +94,15 @@ export async function runCommand(opts: RunOptions, logRoot: LogRoot): Promise<nu
       if (finishing) return;
       log.info('Reloading configuration.');
       try {
-        const next = loadConfig(opts.files, catalog);
-        const diff = await topology.reload(next);
+        const next = loadChecked(opts);
+        if (!next.config) throw new ConfigError(next.problems);
+        files = next.files.map((f) => f.path);
+        const diff = await topology.reload(next.config);
         log.info('Configuration reloaded.', { added: diff.added.join(',') || '-', changed: diff.changed.join(',') || '-', removed: diff.removed.join(',') || '-' });
       } catch (err) {
         if (err instanceof ConfigError) {
           log.error('Reload failed: invalid configuration; keeping the running one.');
-          for (const p of err.problems) process.stderr.write(`  x ${formatProblem(p)}\n`);
+          reportProblems(logRoot, log, err.problems);
         } else log.error('Reload failed; keeping the running configuration.', { error: (err as Error).message });
       }
     };
@@ -94,8 +111,8 @@ export async function runCommand(opts: RunOptions, logRoot: LogRoot): Promise<nu
     process.on('SIGHUP', () => void reload());
     if (opts.watchConfig) {
       // watch folders, not files: editors replace a file, which ends a watch on the file itself
-      for (const dir of new Set(opts.files.map((f) => dirname(f)))) {
-        const names = new Set(opts.files.filter((f) => dirname(f) === dir).map((f) => basename(f)));
+      for (const dir of new Set(files.map((f) => dirname(f)))) {
+        const names = new Set(files.filter((f) => dirname(f) === dir).map((f) => basename(f)));
         watchers.push(
           watch(dir, (_event, name) => {
             if (name && !names.has(name.toString())) return;

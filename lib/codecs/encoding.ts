@@ -10,7 +10,7 @@ import type { Event, MetricEvent, TagValue } from '../event.js';
 import { type Path, getPath, parsePath, setPath } from '../path.js';
 import { type ObjectValue, type Value, isObject, valueToString } from '../value.js';
 import { EncodeError, toGelf } from './gelf.js';
-import { type TimestampFormat, valueToJSONText } from './json.js';
+import { type TimestampFormat, prettyJsonText, valueToJSONText } from './json.js';
 import { encodeLogfmt } from './logfmt.js';
 import { metricToText } from './metric-text.js';
 import { nativeJsonLogText, nativeJsonMetricText } from './native-json.js';
@@ -31,7 +31,12 @@ export interface EncodingConfig {
   readonly timestamp_format?: TimestampFormat | undefined;
   /** Metric tags in JSON: `single` (last non-null value; bare tags omitted) or `full` (arrays). */
   readonly metric_tag_values?: 'single' | 'full' | undefined;
+  /** Options of the `json` codec (Vector's `encoding.json`). */
+  readonly json?: { readonly pretty: boolean } | undefined;
 }
+
+/** `encoding.json`: options of the json codec; `pretty` indents each event over several lines. */
+const jsonOptions = v.optional(v.strictObject({ pretty: v.optional(v.pipe(v.boolean(), v.description('Indent the JSON of each event over several lines.')), false) }));
 
 /** The `encoding.metric_tag_values` option, for the components that offer it (spec 01 §2.3). */
 export const metricTagValuesOption = { metric_tag_values: v.optional(v.picklist(['single', 'full']), 'single') };
@@ -81,10 +86,14 @@ export function encodingSchema<const C extends readonly [EncodingCodec, ...Encod
       only_fields: fieldList('only_fields'),
       except_fields: fieldList('except_fields'),
       timestamp_format: encodingCommon.timestamp_format,
+      // checked below: applies to the json codec only, as Vector ties `json` to it
+      json: jsonOptions,
       ...((extra ?? {}) as E),
     }),
     v.rawCheck(({ dataset, addIssue }) => {
       if (!dataset.typed) return;
+      const { codec, json } = dataset.value as EncodingConfig;
+      if (json !== undefined && codec !== 'json') addIssue({ message: `applies only when codec is "json" (codec is "${codec}")`, path: [pathItem(dataset.value, 'json')] });
       const { only_fields, except_fields } = dataset.value as EncodingConfig;
       if (!only_fields || !except_fields) return;
       const both = except_fields.filter((f) => only_fields.includes(f));
@@ -135,6 +144,10 @@ export function createSerializer(encoding: EncodingConfig, logSchema: LogSchemaK
     case 'json':
     case 'ndjson':
       text = (e) => (e.type === 'log' ? valueToJSONText(fieldsOf(e.fields), format) : metricJSON(e));
+      if (encoding.codec === 'json' && encoding.json?.pretty) {
+        const compact = text;
+        text = (e) => prettyJsonText(compact(e));
+      }
       break;
     case 'native_json':
       // Vector's shape: full tag sets whatever metric_tag_values says, floats that stay floats

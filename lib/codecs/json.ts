@@ -94,3 +94,53 @@ function write(v: Value, format: TimestampFormat): string {
   }
   return out + '}';
 }
+
+/**
+ * Compact JSON text re-laid out with two-space indentation and `": "` after keys (Vector's
+ * `encoding.json.pretty`); empty objects and arrays stay `{}` and `[]`. Works on the text, so
+ * numbers keep every digit the compact form had.
+ */
+export function prettyJsonText(compact: string): string {
+  let out = '';
+  let depth = 0;
+  const newline = () => '\n' + '  '.repeat(depth);
+  for (let i = 0; i < compact.length; i++) {
+    const ch = compact[i]!;
+    switch (ch) {
+      case '"': {
+        // copy the whole string, escapes included
+        let j = i + 1;
+        while (j < compact.length && compact[j] !== '"') j += compact[j] === '\\' ? 2 : 1;
+        out += compact.slice(i, j + 1);
+        i = j;
+        break;
+      }
+      case '{':
+      case '[': {
+        const close = ch === '{' ? '}' : ']';
+        if (compact[i + 1] === close) {
+          out += ch + close;
+          i++;
+        } else {
+          depth++;
+          out += ch + newline();
+        }
+        break;
+      }
+      case '}':
+      case ']':
+        depth--;
+        out += newline() + ch;
+        break;
+      case ',':
+        out += ',' + newline();
+        break;
+      case ':':
+        out += ': ';
+        break;
+      default:
+        out += ch;
+    }
+  }
+  return out;
+}

@@ -3,6 +3,10 @@ import * as v from 'valibot';
 import { DEFAULT_MAX_DECOMPRESSED_BYTES } from '../net/compression.js';
 import { posint, proxySchema } from './shared.js';
 
+/** A Vector switch weir accepts only in its off position (what weir does), naming the table otherwise. */
+const offOnly = (what: string) =>
+  v.optional(v.pipe(v.boolean(), v.check((on) => !on, `${what} is not supported by weir yet; set it to false or leave it out`)), false);
+
 export const GlobalOptionsSchema = v.strictObject({
   data_dir: v.optional(v.string(), '/var/lib/weir/'),
   acknowledgements: v.optional(v.strictObject({ enabled: v.optional(v.boolean(), false) }), {}),
@@ -34,6 +38,28 @@ export const GlobalOptionsSchema = v.strictObject({
   wildcard_matching: v.optional(v.picklist(['strict', 'relaxed']), 'strict'),
   expire_metrics_secs: v.optional(v.number()),
   max_decompressed_bytes: v.optional(posint(), DEFAULT_MAX_DECOMPRESSED_BYTES), // docs/limits.md
+  /** Vector's `schema` table: weir keeps events in the legacy layout and tracks no schemas. */
+  schema: v.optional(
+    v.strictObject({
+      log_namespace: offOnly('schema.log_namespace (the Vector log namespace)'),
+      enabled: offOnly('schema.enabled (schema tracking)'),
+      validation: offOnly('schema.validation (sink schema requirements)'),
+    }),
+    {},
+  ),
+  /** Vector's `telemetry` table: the extra tags on component metrics are not emitted. */
+  telemetry: v.optional(
+    v.strictObject({
+      tags: v.optional(
+        v.strictObject({
+          emit_service: offOnly('telemetry.tags.emit_service (the service tag on component metrics)'),
+          emit_source: offOnly('telemetry.tags.emit_source (the source tag on component metrics)'),
+        }),
+        {},
+      ),
+    }),
+    {},
+  ),
 });
 export type GlobalOptions = v.InferOutput<typeof GlobalOptionsSchema>;
 

@@ -7,13 +7,26 @@ import { suggest } from './suggest.js';
 
 type AnyIssue = BaseIssue<unknown>;
 
-/** Unwraps optional/nullable/pipe wrappers to reach the schema that describes the data. */
+type Walkable = { kind?: string; type?: string; wrapped?: unknown; pipe?: Walkable[]; options?: Walkable[]; entries?: Record<string, unknown> };
+
+/**
+ * Unwraps optional/nullable/pipe wrappers to reach the schema that describes the data. In a pipe
+ * that is the last schema (`pipe(unknown(), rawTransform(…), strictObject(…))` describes an object);
+ * in a union, the branch that is a table, since only tables have option names to list.
+ */
 function unwrap(schema: unknown): unknown {
-  let s = schema as { type?: string; wrapped?: unknown; pipe?: unknown[] } | undefined;
+  let s = schema as Walkable | undefined;
   for (let i = 0; i < 10 && s; i++) {
-    if (s.wrapped) s = s.wrapped as typeof s;
-    else if (s.pipe && s.pipe[0] !== s) s = s.pipe[0] as typeof s;
-    else break;
+    if (s.wrapped) s = s.wrapped as Walkable;
+    else if (s.pipe && s.pipe.length > 1) {
+      const schemas = s.pipe.filter((p) => p.kind === 'schema' && p !== s);
+      s = schemas[schemas.length - 1] ?? s.pipe[0];
+      if (s === schema) break;
+    } else if (s.options) {
+      const table = s.options.map((o) => unwrap(o) as Walkable).find((o) => o?.entries);
+      if (!table) break;
+      s = table;
+    } else break;
   }
   return s;
 }

@@ -3,18 +3,21 @@
  * interpolation -> parse -> merge -> valibot per component. Every problem is collected and
  * reported together, each with its file, component and option path.
  */
-import { readFileSync, readdirSync, statSync } from 'node:fs';
-import { extname, join } from 'node:path';
+import { readFileSync } from 'node:fs';
 import { parse as parseToml } from 'smol-toml';
 import { parse as parseYaml } from 'yaml';
 import * as v from 'valibot';
 import type { ComponentDef, ComponentKind, SinkDef, SourceDef, TransformDef } from '../component.js';
 import type { SinkEnvelope } from './shared.js';
 import { ConfigError, type ConfigProblem } from '../errors.js';
-import { GlobalOptionsSchema, type GlobalOptions } from './global.js';
+import { GlobalOptionsSchema, type GlobalOptions, defaultGlobals } from './global.js';
 import { interpolate } from './interpolate.js';
 import { mapIssue, unknownHint } from './issues.js';
+import { type ConfigSource, formatOf, itemName } from './paths.js';
 import { type ConfigFormat, describeSyntaxError } from './syntax-error.js';
+import { validateOptions } from './validate-options.js';
+
+export { formatOf } from './paths.js';
 
 export const SECTION: Record<ComponentKind, 'sources' | 'transforms' | 'sinks'> = {
   source: 'sources',
@@ -58,25 +61,21 @@ export interface RawConfigFile {
   readonly data: Record<string, unknown>;
 }
 
-/** Expands `--config` paths and `--config-dir` folders into the files to read, in order. */
-export function expandConfigPaths(paths: readonly string[], dirs: readonly string[] = []): string[] {
-  const out: string[] = [];
-  for (const p of paths) for (const part of p.split(',')) if (part) out.push(part);
-  for (const d of dirs) {
-    for (const f of readdirSync(d).sort()) {
-      if (/\.(toml|ya?ml|json)$/.test(f) && statSync(join(d, f)).isFile()) out.push(join(d, f));
-    }
-  }
-  return out;
-}
-
 type Format = ConfigFormat;
-export function formatOf(file: string): Format | undefined {
-  const ext = extname(file).toLowerCase();
-  if (ext === '.toml') return 'toml';
-  if (ext === '.yaml' || ext === '.yml') return 'yaml';
-  if (ext === '.json') return 'json';
-  return undefined;
+
+/**
+ * TOML integers past 2^53 arrive as BigInt (smol-toml's `asNeeded`) and become the nearest
+ * number, as the same value written in YAML or JSON does.
+ */
+function numbersFromBigInts(v: unknown): unknown {
+  if (typeof v === 'bigint') return Number(v);
+  if (Array.isArray(v)) {
+    for (let i = 0; i < v.length; i++) v[i] = numbersFromBigInts(v[i]);
+  } else if (v !== null && typeof v === 'object' && (Object.getPrototypeOf(v) === null || Object.getPrototypeOf(v) === Object.prototype)) {
+    const o = v as Record<string, unknown>;
+    for (const k in o) o[k] = numbersFromBigInts(o[k]);
+  }
+  return v;
 }
 
 /** Parses config text of a format; syntax errors become problems with line and column. */
@@ -85,7 +84,7 @@ export function parseConfigText(text: string, format: Format, file: string | und
   for (const e of interp.errors) problems.push({ code: 'WEIR_ERR_CONFIG_ENV', file, message: e });
   try {
     let data: unknown;
-    if (format === 'toml') data = parseToml(interp.text);
+    if (format === 'toml') data = numbersFromBigInts(parseToml(interp.text, { integersAsBigInt: 'asNeeded' }));
     else if (format === 'yaml') data = parseYaml(interp.text) ?? {};
     else data = JSON.parse(interp.text);
     if (typeof data !== 'object' || data === null || Array.isArray(data)) {
@@ -101,11 +100,15 @@ export function parseConfigText(text: string, format: Format, file: string | und
   }
 }
 
-/** Reads and parses files; problems collected. */
-export function readConfigFiles(files: readonly string[], env: NodeJS.ProcessEnv, problems: ConfigProblem[]): RawConfigFile[] {
+/**
+ * Reads and parses files; problems collected. A file of a config folder's section (`sinks/out.yaml`)
+ * holds one item: it is read as `{ sinks: { out: … } }`, or for tests as one test named by the file.
+ */
+export function readConfigFiles(files: readonly (string | ConfigSource)[], env: NodeJS.ProcessEnv, problems: ConfigProblem[]): RawConfigFile[] {
   const out: RawConfigFile[] = [];
-  for (const file of files) {
-    const format = formatOf(file);
+  for (const entry of files) {
+    const { path: file, format: hint, section } = typeof entry === 'string' ? { path: entry, format: undefined, section: undefined } : entry;
+    const format = hint ?? formatOf(file);
     if (!format) {
       problems.push({ code: 'WEIR_ERR_CONFIG_FILE', file, message: 'unknown file format; use .toml, .yaml, .yml or .json' });
       continue;
@@ -118,16 +121,36 @@ export function readConfigFiles(files: readonly string[], env: NodeJS.ProcessEnv
       continue;
     }
     const parsed = parseConfigText(text, format, file, env, problems);
-    if (parsed) out.push(parsed);
+    if (!parsed) continue;
+    if (section === undefined) out.push(parsed);
+    else if (section === 'tests') out.push({ file, data: { tests: [{ name: itemName(file), ...parsed.data }] } });
+    else out.push({ file, data: { [section]: { [itemName(file)]: parsed.data } } });
   }
   return out;
 }
 
 const SECTIONS = ['sources', 'transforms', 'sinks'] as const;
-const OTHER_TOP = new Set(['tests', 'enrichment_tables', 'secret', 'schema']);
+/** Vector's top-level tables weir does not implement: each named in its own message. */
+const UNSUPPORTED_TABLES: Readonly<Record<string, string>> = {
+  enrichment_tables: 'enrichment tables are not supported by weir yet',
+  secret: 'secret backends (SECRET[backend.key] placeholders) are not supported by weir yet',
+};
+
+/** The outcome of merging and validating files. */
+export interface BuiltConfig {
+  /** Set when there are no problems. */
+  readonly config?: Config;
+  readonly problems: ConfigProblem[];
+  /**
+   * Set when there are problems: the components that still validate once their options with
+   * problems are set aside, so the graph and build checks can report their problems in the same run;
+   * `failed` holds the ids (and kinds) of the components that could not be validated at all.
+   */
+  readonly partial?: { readonly config: Config; readonly failed: ReadonlyMap<string, ComponentKind> };
+}
 
 /** Merges files and validates every component against its definition's schema. */
-export function buildConfig(files: readonly RawConfigFile[], catalog: Catalog): { config?: Config; problems: ConfigProblem[] } {
+export function buildConfig(files: readonly RawConfigFile[], catalog: Catalog): BuiltConfig {
   const problems: ConfigProblem[] = [];
   const globalsRaw: Record<string, unknown> = {};
   const globalsFrom: Record<string, string | undefined> = {};
@@ -157,11 +180,11 @@ export function buildConfig(files: readonly RawConfigFile[], catalog: Catalog): 
         }
       } else if (key === 'tests') {
         if (Array.isArray(value)) tests.push(...value);
-      } else if (OTHER_TOP.has(key)) {
-        problems.push({ code: 'WEIR_ERR_CONFIG_GLOBAL', file, path: key, message: `"${key}" is not supported` });
+      } else if (UNSUPPORTED_TABLES[key] !== undefined) {
+        problems.push({ code: 'WEIR_ERR_CONFIG_UNSUPPORTED', file, path: key, message: UNSUPPORTED_TABLES[key] });
       } else {
         if (key in globalsRaw && JSON.stringify(globalsRaw[key]) !== JSON.stringify(value)) {
-          if (key === 'api' || key === 'healthchecks' || key === 'log_schema') {
+          if (key === 'api' || key === 'healthchecks' || key === 'log_schema' || key === 'schema' || key === 'telemetry') {
             globalsRaw[key] = mergeTables(globalsRaw[key], value, key, file, problems);
           } else {
             problems.push({ code: 'WEIR_ERR_CONFIG_GLOBAL', file, path: key, message: `conflicting values for "${key}" found (also set in ${globalsFrom[key] ?? 'another file'})` });
@@ -190,7 +213,10 @@ export function buildConfig(files: readonly RawConfigFile[], catalog: Catalog): 
     }
 
   const components = new Map<string, ComponentConfig>();
+  const partial = new Map<string, ComponentConfig>();
+  const failed = new Map<string, ComponentKind>();
   for (const [id, { kind, raw, file }] of raws) {
+    failed.set(id, kind); // until it validates
     const where = `${SECTION[kind]}.${id}`;
     if (id.includes('.')) {
       problems.push({ code: 'WEIR_ERR_CONFIG_ID', file, component: where, message: 'component id must not contain "." (dots address named outputs, like route.errors)' });
@@ -224,18 +250,26 @@ export function buildConfig(files: readonly RawConfigFile[], catalog: Catalog): 
       });
       continue;
     }
-    const r = v.safeParse(def.schema, raw);
-    if (!r.success) {
-      for (const issue of r.issues) {
-        for (const m of mapIssue(def.schema, issue)) problems.push({ code: 'WEIR_ERR_CONFIG_OPTION', file, component: where, path: m.path || undefined, message: m.message });
-      }
-      continue;
+    // an alias (Vector's type name) validates as the component's own type
+    const input = def.type === type ? raw : { ...(raw as Record<string, unknown>), type: def.type };
+    const r = validateOptions(def.schema, input, kind, def.type);
+    for (const m of r.problems) {
+      const code = m.message.startsWith('not supported by weir yet') ? 'WEIR_ERR_CONFIG_UNSUPPORTED' : 'WEIR_ERR_CONFIG_OPTION';
+      problems.push({ code, file, component: where, path: m.path || undefined, message: m.message });
     }
-    components.set(id, { id, kind, def, options: r.output, raw, file } as ComponentConfig); // the schema's output is the def's options
+    const options = r.output ?? r.partial;
+    if (options === undefined) continue;
+    failed.delete(id);
+    // the schema's output is the def's options
+    (r.output !== undefined ? components : partial).set(id, { id, kind, def, options, raw, file } as ComponentConfig);
   }
 
-  if (problems.length > 0 || !globals) return { problems };
-  return { config: { globals, components, files: files.map((f) => f.file ?? '<inline>'), tests }, problems };
+  const fileNames = files.map((f) => f.file ?? '<inline>');
+  if (problems.length > 0 || !globals) {
+    for (const [id, c] of components) partial.set(id, c);
+    return { problems, partial: { config: { globals: globals ?? defaultGlobals(), components: partial, files: fileNames, tests }, failed } };
+  }
+  return { config: { globals, components, files: fileNames, tests }, problems };
 }
 
 function mergeTables(a: unknown, b: unknown, key: string, file: string | undefined, problems: ConfigProblem[]): unknown {
@@ -250,7 +284,7 @@ function mergeTables(a: unknown, b: unknown, key: string, file: string | undefin
 }
 
 /** Loads files from disk; throws ConfigError with every problem. */
-export function loadConfig(files: readonly string[], catalog: Catalog, env: NodeJS.ProcessEnv = process.env): Config {
+export function loadConfig(files: readonly (string | ConfigSource)[], catalog: Catalog, env: NodeJS.ProcessEnv = process.env): Config {
   const problems: ConfigProblem[] = [];
   if (files.length === 0) problems.push({ code: 'WEIR_ERR_CONFIG_FILE', message: 'no configuration given; pass --config FILE (TOML, YAML or JSON)' });
   const raw = readConfigFiles(files, env, problems);

@@ -26,6 +26,14 @@ export function bufferSchema(opts: { allowDiskV1?: boolean } = {}) {
   const types = opts.allowDiskV1 ? (['memory', 'disk', 'disk_v1'] as const) : (['memory', 'disk'] as const);
   return v.optional(
     v.pipe(
+      v.unknown(),
+      // Vector also takes a list (chained buffers, memory overflowing to disk): one element is that buffer
+      v.rawTransform(({ dataset, addIssue, NEVER }) => {
+        if (!Array.isArray(dataset.value)) return dataset.value;
+        if (dataset.value.length === 1) return dataset.value[0] as unknown;
+        addIssue({ message: 'a list of buffers (chained buffers) is not supported; use one buffer' });
+        return NEVER;
+      }),
       v.strictObject({
         type: v.optional(v.picklist(types), 'memory'),
         max_events: v.optional(posint()),
@@ -143,13 +151,19 @@ export const tlsSchema = v.optional(
 );
 export type TlsConfig = NonNullable<v.InferOutput<typeof tlsSchema>>;
 
+/** `proxy.no_proxy`: a list of hosts, or one string of them separated by commas (as `NO_PROXY`). */
+const noProxySchema = v.union(
+  [v.array(v.string()), v.pipe(v.string(), v.transform((s) => s.split(',').map((h) => h.trim()).filter((h) => h !== '')))],
+  'must be a list of hosts or a comma-separated string',
+);
+
 /** `proxy.*` (component level; merges over the global one). */
 export const proxySchema = v.optional(
   v.strictObject({
     enabled: v.optional(v.boolean(), true),
     http: v.optional(v.pipe(v.string(), v.url('must be a URL'))),
     https: v.optional(v.pipe(v.string(), v.url('must be a URL'))),
-    no_proxy: v.optional(v.array(v.string()), []),
+    no_proxy: v.optional(noProxySchema, []),
   }),
 );
 export type ProxyConfig = NonNullable<v.InferOutput<typeof proxySchema>>;
@@ -157,11 +171,17 @@ export type ProxyConfig = NonNullable<v.InferOutput<typeof proxySchema>>;
 /** `acknowledgements.enabled` (sinks: overrides the global setting). */
 export const acknowledgementsSchema = v.optional(v.strictObject({ enabled: v.optional(v.boolean()) }), {});
 
-/** `healthcheck.enabled` (every sink). */
-export const healthcheckSchema = () => v.optional(v.strictObject({ enabled: v.optional(v.boolean(), true) }), {});
-/** `healthcheck.enabled` and `healthcheck.uri` for the sinks that take a URI. */
+/** `healthcheck` as Vector also writes it: a bare boolean means `enabled`. */
+const enabledFromBoolean = v.transform((x: unknown) => (typeof x === 'boolean' ? { enabled: x } : x));
+
+/** `healthcheck.enabled` (every sink); `healthcheck = true` is short for it. */
+export const healthcheckSchema = () => v.optional(v.pipe(v.unknown(), enabledFromBoolean, v.strictObject({ enabled: v.optional(v.boolean(), true) })), {});
+/** `healthcheck.enabled` and `healthcheck.uri` for the sinks that take a URI; `healthcheck = true` is short for enabled. */
 export const healthcheckUriSchema = () =>
-  v.optional(v.strictObject({ enabled: v.optional(v.boolean(), true), uri: v.optional(v.pipe(v.string(), v.url('must be a URL'))) }), {});
+  v.optional(
+    v.pipe(v.unknown(), enabledFromBoolean, v.strictObject({ enabled: v.optional(v.boolean(), true), uri: v.optional(v.pipe(v.string(), v.url('must be a URL'))) })),
+    {},
+  );
 
 /** How a sink's envelope varies: the buffer types and health check options it offers, and `proxy`. */
 export interface SinkEnvelopeOptions {

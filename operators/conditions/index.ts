@@ -14,12 +14,18 @@ export { ConditionError } from './error.js';
 
 export const CONDITION_TYPES = ['vrl', 'search_query', 'is_log', 'is_metric', 'is_trace'] as const;
 
-/** A plain string (a vrl program) or `{ type, source }`. */
+/** Vector's name of the `search_query` condition. */
+const CONDITION_ALIASES: Readonly<Record<string, (typeof CONDITION_TYPES)[number]>> = { datadog_search: 'search_query' };
+
+/** A plain string (a vrl program) or `{ type, source }`; `type` may also be Vector's `datadog_search`. */
 export const conditionSchema = v.union(
   [
     v.string(),
     v.strictObject({
-      type: v.picklist(CONDITION_TYPES),
+      type: v.pipe(
+        v.picklist([...CONDITION_TYPES, ...(Object.keys(CONDITION_ALIASES) as ['datadog_search'])]),
+        v.transform((t) => CONDITION_ALIASES[t] ?? (t as (typeof CONDITION_TYPES)[number])),
+      ),
       source: v.optional(v.string()),
     }),
   ],

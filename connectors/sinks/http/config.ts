@@ -1,6 +1,7 @@
 /** Options of the `http` sink (spec 01 §2.1, §2.3 `http`; reference sinks §1). */
 import * as v from 'valibot';
 import { encodingSchema } from '../../../lib/codecs/encoding.js';
+import { FRAMING_METHODS, framingSchema } from '../../../lib/codecs/framing.js';
 import { batchSchema, compressionSchema, pathItem, requestSchema, sinkObject, tlsSchema } from '../../../lib/config/shared.js';
 import { hasAuthorization, httpAuthSchema } from '../../shared/http/auth.js';
 
@@ -13,6 +14,26 @@ const headersSchema = v.record(
   v.pipe(v.string(), v.check((s) => !/[\r\n]/.test(s), 'header values must not contain line breaks')),
 );
 
+/**
+ * `retry_strategy` (Vector's http sinks): which answers are retried. `default` is weir's status
+ * rule (reference sinks §0.4); `none` retries nothing, timeouts and connection errors included;
+ * `all` retries every answer that is not 2xx; `custom` retries exactly the listed statuses.
+ */
+export const retryStrategySchema = v.optional(
+  v.variant('type', [
+    v.strictObject({ type: v.literal('default') }),
+    v.strictObject({ type: v.literal('none') }),
+    v.strictObject({ type: v.literal('all') }),
+    v.strictObject({
+      type: v.literal('custom'),
+      status_codes: v.pipe(v.array(v.pipe(v.number(), v.integer(), v.minValue(100), v.maxValue(599))), v.minLength(1, 'must list at least one status code')),
+    }),
+  ]),
+  { type: 'default' },
+);
+/** A validated `retry_strategy`. */
+export type RetryStrategy = v.InferOutput<typeof retryStrategySchema>;
+
 /** Valibot schema of the `http` sink. */
 export const HttpSinkConfig = v.pipe(
   sinkObject(
@@ -23,8 +44,10 @@ export const HttpSinkConfig = v.pipe(
       auth: v.optional(httpAuthSchema),
       /** Vector's older top-level form of `request.headers`; both apply, `request.headers` wins. */
       headers: v.optional(headersSchema, {}),
-      compression: compressionSchema(['none', 'gzip'] as const, 'none'),
+      compression: compressionSchema(['none', 'gzip', 'zlib'] as const, 'none'),
       encoding: encodingSchema(['json', 'ndjson', 'text'] as const, {}, 'json'),
+      /** How events are joined into a body; unset = per codec (json: `[a,b]`, ndjson: lines, text: lines). */
+      framing: v.optional(framingSchema(FRAMING_METHODS, undefined, 'encode'), {}),
       /** Text before the body (json codec; Vector's payload_prefix). */
       payload_prefix: v.optional(v.string(), ''),
       /** Text after the body (json codec; Vector's payload_suffix). */
@@ -32,6 +55,7 @@ export const HttpSinkConfig = v.pipe(
       batch: batchSchema({ max_bytes: 10_000_000, timeout_secs: 1 }),
       request: requestSchema(),
       tls: tlsSchema,
+      retry_strategy: retryStrategySchema,
     },
     { proxy: true, healthcheckUri: true },
   ),

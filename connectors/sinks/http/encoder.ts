@@ -3,6 +3,7 @@
  * when it enters the sink; a batch body joins the encoded events per codec.
  */
 import { type LogSchemaKeys, createSerializer } from '../../../lib/codecs/encoding.js';
+import { createFramer } from '../../../lib/codecs/framing.js';
 import type { Event } from '../../../lib/event.js';
 import type { Encoded } from '../../shared/request-sink.js';
 import type { HttpSinkConfig } from './config.js';
@@ -21,13 +22,30 @@ export interface HttpEncoder {
 }
 
 /** Compiles the encoder once per sink. Events stay text until the body is built: one copy per batch. */
-export function createHttpEncoder(config: Pick<HttpSinkConfig, 'encoding' | 'payload_prefix' | 'payload_suffix'>, logSchema?: LogSchemaKeys): HttpEncoder {
+export function createHttpEncoder(config: Pick<HttpSinkConfig, 'encoding' | 'payload_prefix' | 'payload_suffix'> & Partial<Pick<HttpSinkConfig, 'framing'>>, logSchema?: LogSchemaKeys): HttpEncoder {
   const serializer = createSerializer(config.encoding, logSchema);
   const codec = config.encoding.codec;
   const open = `${config.payload_prefix}[`;
   const close = `]${config.payload_suffix}`;
   let body: (items: readonly EncodedEvent[]) => Buffer;
-  if (codec === 'json') {
+  let contentType = serializer.contentType;
+  if (config.framing?.method !== undefined) {
+    // an explicit framing, as Vector's http sink frames: every event followed by its delimiter,
+    // except that JSON keeps its body shapes (`[a,b]` for ",", no newline after the last line)
+    const framer = createFramer(config.framing, codec);
+    const isJson = codec !== 'text';
+    const isCommaList = isJson && framer.method === 'character_delimited' && config.framing.character_delimited?.delimiter === ',';
+    const dropLastNewline = isJson && framer.method === 'newline_delimited';
+    if (isJson && framer.method === 'newline_delimited') contentType = 'application/x-ndjson';
+    if (isCommaList) contentType = 'application/json';
+    body = (items) => {
+      const texts = new Array<string>(items.length);
+      for (let i = 0; i < items.length; i++) texts[i] = items[i]!.text;
+      if (isCommaList) return Buffer.from(open + texts.join(',') + close, 'utf8');
+      const framed = framer.frameTexts(texts);
+      return dropLastNewline && framed.length > 0 ? framed.subarray(0, framed.length - 1) : framed;
+    };
+  } else if (codec === 'json') {
     body = (items) => {
       let s = open;
       for (let i = 0; i < items.length; i++) s += i > 0 ? ',' + items[i]!.text : items[i]!.text;
@@ -49,7 +67,7 @@ export function createHttpEncoder(config: Pick<HttpSinkConfig, 'encoding' | 'pay
     };
   }
   return {
-    contentType: serializer.contentType,
+    contentType,
     encode: (event) => {
       const text = serializer.serializeText(event);
       return { event, size: Buffer.byteLength(text, 'utf8'), key: undefined, text };

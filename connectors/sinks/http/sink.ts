@@ -7,11 +7,12 @@ import type { HttpResponse } from '../../../lib/net/http-client.js';
 import { batchLimits } from '../../../operators/batch-by.js';
 import { httpHealthcheck as checkHealth } from '../../shared/http/healthcheck.js';
 import type { HttpService } from '../../shared/http/service.js';
-import { HttpStatusError, isRetriableTransportError, statusVerdict } from '../../shared/http/status.js';
+import { HttpStatusError, isRetriableTransportError } from '../../shared/http/status.js';
 import { requestSink } from '../../shared/request-sink.js';
 import type { HttpSinkConfig } from './config.js';
 import { createHttpEncoder } from './encoder.js';
 import { type HttpSinkRequest, buildRequest } from './request.js';
+import { strategyVerdict } from './retry.js';
 import { createSinkHttpService, httpTarget } from './service.js';
 
 /** Builds the sink; options that cannot work (TLS files, compression) fail here. */
@@ -22,17 +23,19 @@ export function buildHttpSink(config: HttpSinkConfig, ctx: SinkContext, service?
   const { url } = httpTarget(config);
   const method = config.method;
   const badRequests = ctx.telemetry.counter('http_bad_requests_total');
+  // retry_strategy "none" retries nothing, timeouts and connection errors included
+  const request = config.retry_strategy.type === 'none' ? { ...config.request, retry_attempts: 0 } : config.request;
   return requestSink<ReturnType<typeof encoder.encode>, HttpSinkRequest, HttpResponse>(
     {
       encode: encoder.encode,
       build: (items) => buildRequest(items, encoder, compressor),
       send: (req, signal) => http.send({ method, url, body: req.body }, signal),
-      classify: statusVerdict,
+      classify: strategyVerdict(config.retry_strategy),
       isRetriableError: isRetriableTransportError,
       attemptFailed: (err) => err instanceof HttpStatusError && err.status === 400 && badRequests.add(),
       close: () => (service ? undefined : http.close()),
     },
-    { limits: batchLimits(config.batch), request: config.request, rejectOversize: true },
+    { limits: batchLimits(config.batch), request, rejectOversize: true },
     ctx,
   );
 }

@@ -9,6 +9,7 @@ export { buildLabelstoreSink, labelstoreHealthcheck } from './sink.js';
 /** Delivers log events to a label-indexed log store's push API (spec 01 §2.3 `labelstore`). */
 export const labelstoreSink = defineSink({
   type: 'labelstore',
+  aliases: ['loki'],
   summary: 'Deliver log events to a label-indexed log store (push API: protobuf and snappy, or JSON).',
   schema: LabelstoreConfig,
   input: 'log',

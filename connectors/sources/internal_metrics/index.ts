@@ -1,4 +1,4 @@
-/** `internal_metrics`: the process's own metrics (spec 01 §6) as metric events, every scrape interval. */
+/** `internal_metrics`: the process's own metrics (spec 01 §6) as metric events, at start and every scrape interval. */
 import * as v from 'valibot';
 import { Observable } from 'rxjs';
 import { defineSource } from '../../../lib/component.js';
@@ -51,10 +51,11 @@ export const internalMetricsSource = defineSource({
         const batch = snapshotMetrics(ctx.registry, ctx.id, config, new Timestamp(Math.floor(ctx.scheduler.now())));
         if (batch.length > 0) subscriber.next(batch);
       };
+      // the first scrape at once, as Vector's interval timer fires on start; then every period
       const action = ctx.scheduler.schedule(function () {
         tick();
         this.schedule(undefined, period);
-      }, period);
+      }, 0);
       return () => action.unsubscribe();
     }),
 });

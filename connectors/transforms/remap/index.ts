@@ -6,29 +6,39 @@ import { inputsSchema } from '../../../lib/config/shared.js';
 import { CompileError, type Program, compile, formatDiagnostics } from '../../../remap/index.js';
 import { DROPPED_OUTPUT, type RemapEvents, remap } from '../../../operators/transforms/remap/index.js';
 
-/** Options of the remap transform; exactly one of `source` and `file`. */
+/** Options of the remap transform; exactly one of `source`, `file` and `files`. */
 export const RemapConfig = v.pipe(
   v.strictObject({
     type: v.literal('remap'),
     inputs: inputsSchema,
     source: v.optional(v.pipe(v.string(), v.description('The remap program, inline.'))),
     file: v.optional(v.pipe(v.string(), v.description('Path of a file holding the remap program.'))),
+    files: v.optional(
+      v.pipe(v.array(v.string()), v.minLength(1, 'must list at least one file'), v.description('Paths of files holding the program, run as one program in list order.')),
+    ),
     drop_on_error: v.optional(v.boolean(), false),
     drop_on_abort: v.optional(v.boolean(), true),
     reroute_dropped: v.optional(v.boolean(), false),
     timezone: v.optional(v.string()),
+    metric_tag_values: v.optional(
+      v.pipe(v.picklist(['single', 'full', 'auto']), v.description('Metric tags as the program sees them: single (last value), full (arrays), auto (arrays only for several values).')),
+      'single',
+    ),
+    /** Vector's evaluation engine; it has one, `ast`, which is what weir runs too. */
+    runtime: v.optional(v.picklist(['ast']), 'ast'),
   }),
-  v.check((c) => (c.source === undefined) !== (c.file === undefined), 'exactly one of source or file is required'),
+  v.check((c) => [c.source, c.file, c.files].filter((x) => x !== undefined).length === 1, 'exactly one of source, file or files is required'),
 );
 /** Parsed remap options. */
 export type RemapConfig = v.InferOutput<typeof RemapConfig>;
 
 /** Compiles the configured program; throws with the VRL diagnostics (build-time error). */
-export function compileRemapProgram(config: RemapConfig, globalTimezone?: string, log?: (level: string, message: string) => void): Program {
-  const text = config.source ?? readFileSync(config.file!, 'utf8');
+export function compileRemapProgram(config: RemapConfig, globalTimezone?: string, log?: (level: string, message: string) => void, maxDecompressedBytes?: number): Program {
+  // files: each followed by a newline, so a last line without one cannot join the next file's first
+  const text = config.source ?? (config.file !== undefined ? readFileSync(config.file, 'utf8') : config.files!.map((f) => readFileSync(f, 'utf8') + '\n').join(''));
   const tz = config.timezone ?? globalTimezone;
   try {
-    return compile(text, { ...(tz !== undefined ? { timezone: tz } : {}), ...(log ? { log } : {}) });
+    return compile(text, { ...(tz !== undefined ? { timezone: tz } : {}), ...(log ? { log } : {}), ...(maxDecompressedBytes !== undefined ? { maxDecompressedBytes } : {}) });
   } catch (e) {
     if (e instanceof CompileError) throw new Error(`remap program does not compile:\n${e.message}`, { cause: e });
     throw e;
@@ -63,7 +73,7 @@ export const remapTransform = defineTransform({
   input: 'any',
   outputs: (c) => [{ type: 'any' as const }, ...(c.reroute_dropped ? [{ name: DROPPED_OUTPUT, type: 'any' as const }] : [])],
   build: (config, ctx) => {
-    const program = compileRemapProgram(config, ctx.globals.timezone, programLog(ctx));
+    const program = compileRemapProgram(config, ctx.globals.timezone, programLog(ctx), ctx.globals.max_decompressed_bytes);
     if (program.warnings.length > 0) ctx.log.warn(`remap program warnings:\n${formatDiagnostics(program.source, program.warnings)}`);
     return remap({
       program,
@@ -72,6 +82,7 @@ export const remapTransform = defineTransform({
       rerouteDropped: config.reroute_dropped,
       componentId: ctx.id,
       events: remapEvents(ctx),
+      metricTagValues: config.metric_tag_values,
     });
   },
 });

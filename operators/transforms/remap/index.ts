@@ -9,7 +9,7 @@ import { Observable, type OperatorFunction } from 'rxjs';
 import { type Event, type EventBatch, LogEvent, type RoutedBatch } from '../../../lib/event.js';
 import { type ObjectValue, type Value, cloneValue, isObject } from '../../../lib/value.js';
 import type { Program } from '../../../remap/index.js';
-import { applyMetricValue, metricToValue } from './metric-target.js';
+import { type TagMode, applyMetricValue, metricToValue } from './metric-target.js';
 
 /** Name of the output that receives dropped events when reroute_dropped is on. */
 export const DROPPED_OUTPUT = 'dropped';
@@ -28,6 +28,8 @@ export interface RemapOptions {
   readonly rerouteDropped: boolean;
   readonly componentId: string;
   readonly events: RemapEvents;
+  /** How metric tags appear to the program (`metric_tag_values`); default `single`. */
+  readonly metricTagValues?: TagMode | undefined;
 }
 
 /** Turns a program's resulting root into events (spec 02 §6). */
@@ -59,6 +61,7 @@ function eventsFrom(root: Value, meta: Value, template: LogEvent, out: Event[]):
 /** The remap operator: one output batch (and one `dropped` batch) per input batch. */
 export function remap(opts: RemapOptions): OperatorFunction<EventBatch, EventBatch | RoutedBatch> {
   const { program, dropOnError, dropOnAbort, rerouteDropped, events } = opts;
+  const tagMode = opts.metricTagValues ?? 'single';
   // keep a pristine copy only when a failed run forwards the original event
   const forwardsFailed = !dropOnError || !dropOnAbort || rerouteDropped;
   const keepOriginal = program.abortable && forwardsFailed;
@@ -78,8 +81,8 @@ export function remap(opts: RemapOptions): OperatorFunction<EventBatch, EventBat
             let aborted: boolean;
             let original: ObjectValue | undefined;
             if (e.type === 'metric') {
-              const r = program.run(metricToValue(e), e.meta.value ?? {});
-              const invalid = r.ok ? applyMetricValue(e, r.target) : r.error;
+              const r = program.run(metricToValue(e, tagMode), e.meta.value ?? {});
+              const invalid = r.ok ? applyMetricValue(e, r.target, tagMode) : r.error;
               if (invalid === undefined) {
                 e.meta.value = isObject(r.meta) ? r.meta : undefined;
                 out.push(e);

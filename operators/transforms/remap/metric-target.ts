@@ -24,17 +24,25 @@ function valueBody(v: MetricValue): ObjectValue {
   return conv(body, '') as ObjectValue;
 }
 
-/** A tag as the program sees it: the last of several values (Vector's `single` tag mode). */
-function tagView(t: TagValue): Value {
+/**
+ * How a program sees metric tags (the remap option `metric_tag_values`): `single` the last of
+ * several values, `full` every tag as an array, `auto` single values as strings and several as arrays.
+ */
+export type TagMode = 'single' | 'full' | 'auto';
+
+/** A tag as the program sees it in `mode`. */
+function tagView(t: TagValue, mode: TagMode): Value {
+  if (mode === 'full') return Array.isArray(t) ? t : [t];
+  if (mode === 'auto') return Array.isArray(t) && t.length === 1 ? t[0]! : t;
   return Array.isArray(t) ? (t.length > 0 ? t[t.length - 1]! : null) : t;
 }
 
 /** The object a program runs on for a metric. */
-export function metricToValue(m: MetricEvent): ObjectValue {
+export function metricToValue(m: MetricEvent, mode: TagMode = 'single'): ObjectValue {
   const o: ObjectValue = { name: m.name };
   if (m.namespace !== undefined) o.namespace = m.namespace;
   const tags: ObjectValue = {};
-  if (m.tags) for (const k in m.tags) tags[k] = tagView(m.tags[k]!);
+  if (m.tags) for (const k in m.tags) tags[k] = tagView(m.tags[k]!, mode);
   o.tags = tags;
   if (m.timestamp) o.timestamp = m.timestamp;
   o.kind = m.kind;
@@ -47,7 +55,7 @@ export function metricToValue(m: MetricEvent): ObjectValue {
  * Writes a program's result back into the metric; returns the error when the result is not a
  * valid metric (wrong kinds, unknown fields, a changed read-only field) and leaves `m` unchanged then.
  */
-export function applyMetricValue(m: MetricEvent, root: Value): string | undefined {
+export function applyMetricValue(m: MetricEvent, root: Value, mode: TagMode = 'single'): string | undefined {
   if (!isObject(root)) return 'the root of a metric event must be an object';
   for (const k in root) {
     if (WRITABLE.includes(k)) continue;
@@ -73,8 +81,8 @@ export function applyMetricValue(m: MetricEvent, root: Value): string | undefine
     for (const k in tags) {
       const t = tags[k]!;
       const old = m.tags?.[k];
-      // an untouched multi-valued tag keeps all its values
-      if (old !== undefined && Array.isArray(old) && valueEquals(t, tagView(old))) newTags[k] = old;
+      // an untouched tag keeps its values and its shape, whatever the view showed
+      if (old !== undefined && valueEquals(t, tagView(old, mode))) newTags[k] = old;
       else if (typeof t === 'string' || t === null) newTags[k] = t;
       else if (Array.isArray(t) && t.every((x) => typeof x === 'string' || x === null)) newTags[k] = t as (string | null)[];
       else return `.tags.${k} of a metric event must be a string`;
