@@ -9,6 +9,7 @@ export { buildEventdbMetricsSource } from './source.js';
 /** The `eventdb_metrics` source definition. */
 export const eventdbMetricsSource = defineSource({
   type: 'eventdb_metrics',
+  aliases: ['eventstoredb_metrics'],
   summary: 'Scrape process, memory and disk metrics from an EventStoreDB-compatible stats endpoint.',
   schema: EventdbMetricsConfig,
   outputs: () => [{ type: 'metric' }],

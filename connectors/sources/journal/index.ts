@@ -9,6 +9,7 @@ export { buildJournalSource } from './source.js';
 /** The `journal` source definition. */
 export const journalSource = defineSource({
   type: 'journal',
+  aliases: ['journald'],
   summary: 'Read the systemd journal through journalctl, with checkpoints so a restart resumes where it stopped.',
   schema: JournalSourceConfig,
   acknowledges: true,

@@ -11,6 +11,7 @@ export const logfwdSource = defineSource({
   drainsOnShutdown: true,
   acknowledges: true,
   type: 'logfwd',
+  aliases: ['fluent'],
   summary: 'Receive logs from fluentd, Fluent Bit or any fluent forward protocol client.',
   schema: LogfwdSourceConfig,
   build: buildLogfwdSource,
