@@ -5,6 +5,7 @@ import type { Config } from '../../lib/config/load.js';
 import type { ConfigSource } from '../../lib/config/paths.js';
 import { ConfigError, type ConfigProblem, formatProblem } from '../../lib/errors.js';
 import type { LogRoot, Logger } from '../../lib/log.js';
+import { runHealthchecks } from '../../lib/topology/healthcheck.js';
 import { Topology } from '../../lib/topology/topology.js';
 import { EXIT_CONFIG } from './exit.js';
 import { componentTotals, formatSummary } from './summary.js';
@@ -48,6 +49,15 @@ export async function runCommand(opts: RunOptions, logRoot: LogRoot): Promise<nu
   const config = loaded.config;
   let files = loaded.files.map((f) => f.path);
   const topology = new Topology({ log: logRoot });
+  // spec 01 §7.2: with require_healthy a failing check ends the process before any source reads
+  const requireHealthy = opts.requireHealthy || config.globals.healthchecks.require_healthy;
+  if (requireHealthy) {
+    const failed = await runHealthchecks(config, topology.registry, logRoot);
+    if (failed.length) {
+      log.error('Health checks failed and --require-healthy is set; exiting.', { sinks: failed.join(',') });
+      return 1;
+    }
+  }
   try {
     await topology.start(config);
   } catch (err) {
@@ -61,15 +71,7 @@ export async function runCommand(opts: RunOptions, logRoot: LogRoot): Promise<nu
   }
   log.info('weir started.', { components: topology.components.size, files: files.join(',') });
 
-  const requireHealthy = opts.requireHealthy || config.globals.healthchecks.require_healthy;
-  if (requireHealthy) {
-    const failed = await topology.healthchecks();
-    if (failed.length) {
-      log.error('Health checks failed and --require-healthy is set; exiting.', { sinks: failed.join(',') });
-      await topology.stop(1000);
-      return 1;
-    }
-  } else void topology.healthchecks();
+  if (!requireHealthy) void topology.healthchecks();
 
   return new Promise<number>((resolve) => {
     let finishing = false;

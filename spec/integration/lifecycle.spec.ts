@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startWeir } from '../helpers/weir-process.js';
+import { runWeir, startWeir } from '../helpers/weir-process.js';
 import { until } from '../helpers/wait.js';
 import { freePort } from '../helpers/free-port.js';
 
@@ -37,6 +37,17 @@ describe('daemon lifecycle', function () {
     const { code } = await strict.exited;
     expect(code).to.equal(1);
     expect(strict.stderr()).to.include('Healthcheck failed.').and.include('component_id=web');
+    // the checks run before the topology starts: no source reads, no sink writes
+    expect(strict.stderr()).not.to.include('weir started');
+    const piped = join(tmp, 'unhealthy-stdin.toml');
+    writeFileSync(
+      piped,
+      `[sources.in]\ntype = "stdin"\n[sinks.out]\ntype = "console"\ninputs = ["in"]\nencoding.codec = "text"\n` +
+        `[sinks.web]\ntype = "http"\ninputs = ["in"]\nuri = "http://127.0.0.1:${port}/"\nencoding.codec = "json"\nhealthcheck.uri = "http://127.0.0.1:${port}/health"\n`,
+    );
+    const piping = await runWeir(['--config', piped, '--require-healthy'], { input: 'must not pass\n' });
+    expect(piping.code).to.equal(1);
+    expect(piping.stdout).not.to.include('must not pass');
     // the sink retries its undeliverable events forever: a short drain limit ends the run
     const lax = startWeir(['--config', cfg, '--graceful-shutdown-limit-secs', '1']);
     await until(() => lax.stderr().includes('Healthcheck failed.'), 20_000, 'the failed check to be logged');
