@@ -1,4 +1,6 @@
 /** Entry point of the compiled CLI: argv in, exit code out. */
+// first: switches on V8's linear-time fallback for regular expressions before anything matches
+import '../lib/bounded-regex.js';
 import { main } from './cli/main.js';
 
 main(process.argv).then(

@@ -5,6 +5,7 @@
  * field lookups differ: the condition also reads `ddtags` and `ddsource` and matches strings
  * only, while the VRL function reads `tags` and compares any value through its display text.
  */
+import { guardedRegExp } from './bounded-regex.js';
 import { type Value, Float, Timestamp, isObject } from './value.js';
 import { type Path, parsePath } from './path.js';
 import { displayValue } from './value-display.js';
@@ -60,7 +61,7 @@ function cmpValue(raw: string): CmpValue {
     const big = BigInt(s);
     if (big >= -(2n ** 63n) && big < 2n ** 63n) return { t: 'int', v: Number(s) };
   }
-  if (/^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/.test(s)) return { t: 'float', v: Number(s) };
+  if (/^[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?$/.test(s)) return { t: 'float', v: Number(s) };
   const special = /^([+-]?)(inf|infinity|nan)$/i.exec(s);
   if (special) return { t: 'float', v: special[2]!.toLowerCase() === 'nan' ? NaN : special[1] === '-' ? -Infinity : Infinity };
   return { t: 'str', v: s };
@@ -366,8 +367,9 @@ const elementText = (v: Value): string => (typeof v === 'string' ? v : v instanc
 const cmpText = (c: CmpValue): string => (c.t === 'unbounded' ? '*' : c.t === 'str' ? c.v : c.t === 'float' ? plainFloat(c.v) : String(c.v));
 
 const escapeRe = (s: string): string => s.replace(/[.*+?^${}()|[\]\\/-]/g, '\\$&');
-const wordRegex = (s: string): RegExp => new RegExp(`\\b${escapeRe(s).replace(/\\\*/g, '.*')}\\b`);
-const wildcardRegex = (s: string): RegExp => new RegExp(`^${escapeRe(s).replace(/\\\*/g, '.*')}$`);
+// wildcards become `.*`, and several of them backtrack polynomially on a long value: guarded
+const wordRegex = (s: string): RegExp => guardedRegExp(`\\b${escapeRe(s).replace(/\\\*/g, '.*')}\\b`);
+const wildcardRegex = (s: string): RegExp => guardedRegExp(`^${escapeRe(s).replace(/\\\*/g, '.*')}$`);
 
 function order(a: string | number, op: Cmp, b: string | number): boolean {
   return op === '<' ? a < b : op === '<=' ? a <= b : op === '>' ? a > b : a >= b;

@@ -12,6 +12,7 @@ import { AbortSignal, Ctx, ReturnSignal, VrlError } from './runtime.js';
 import { stdlib } from './stdlib/index.js';
 import { unusedWarnings } from './unused.js';
 import { resolveTimezone } from '../lib/time/strftime.js';
+import { DEFAULT_MAX_DECOMPRESSED_BYTES } from '../lib/net/compression.js';
 
 /** Diagnostics types and their VRL-style renderer. */
 export { CompileError, type Diagnostic, formatDiagnostics } from './diagnostic.js';
@@ -32,6 +33,8 @@ export interface CompileOptions {
   readonly unusedCheck?: boolean;
   /** Where the `log` function writes (the remap transform passes its component logger). */
   readonly log?: (level: string, message: string) => void;
+  /** Most bytes decode_gzip and decode_zlib may produce; default the global `max_decompressed_bytes` default (100 MiB). */
+  readonly maxDecompressedBytes?: number;
 }
 
 /** Outcome of one run. `target`/`meta` are the event and metadata after the program. */
@@ -57,13 +60,14 @@ export class Program {
     /** Whether the program can stop early (`abort`, `!` calls). */
     readonly abortable: boolean,
     private readonly log: ((level: string, message: string) => void) | undefined = undefined,
+    private readonly maxDecompressedBytes: number = DEFAULT_MAX_DECOMPRESSED_BYTES,
   ) {}
 
   /** Runs on an event (mutated in place when it is an object) and its metadata. */
   run(target: Value, meta: Value = {}): RunResult {
     // a program without variables shares one empty slot array: no allocation per event for it
     const vars = this.slots === 0 ? NO_VARS : new Array<Value>(this.slots).fill(null);
-    const ctx = new Ctx(target, meta, vars, this.tz, this.log);
+    const ctx = new Ctx(target, meta, vars, this.tz, this.log, this.maxDecompressedBytes);
     try {
       const value = this.exec(ctx);
       return { ok: true, value, target: ctx.target, meta: ctx.meta };
@@ -110,6 +114,7 @@ export function compile(source: string, options: CompileOptions = {}): Program {
   const prog = c.program(exprs);
   if (c.diags.length > 0) throw new CompileError(c.diags, source);
   const warnings = options.unusedCheck === false ? prog.warnings : [...prog.warnings, ...unusedWarnings(source, exprs)];
-  return new Program(prog.run, prog.slots, warnings, options.timezone, source, prog.kind, prog.mutatesExternal, prog.abortable, options.log);
+  const maxDecompressed = options.maxDecompressedBytes ?? DEFAULT_MAX_DECOMPRESSED_BYTES;
+  return new Program(prog.run, prog.slots, warnings, options.timezone, source, prog.kind, prog.mutatesExternal, prog.abortable, options.log, maxDecompressed);
 }
 

@@ -20,16 +20,66 @@ export const ANY_VALUE = 1023 & ~UNDEFINED;
 /** Every kind including undefined. */
 export const ALL = 1023;
 
+/**
+ * Most nodes one kind may hold (itself, plus known fields and items counted through nesting, a
+ * shared node once per use) and the deepest nesting it may have. A kind past either collapses
+ * (see the constructor), so type checking stays linear in program size: `a = append(a, a)` doubles
+ * a kind per line, and 27 such lines would otherwise need 2^27 entries.
+ */
+export const MAX_KIND_SIZE = 4096;
+/** See {@link MAX_KIND_SIZE}. */
+export const MAX_KIND_DEPTH = 64;
+
 /** Compile-time kind of an expression. `fields`/`items` matter only when the OBJECT/ARRAY bit is set. */
 export class Kind {
+  readonly bits: number;
+  readonly fields: ReadonlyMap<string, Kind>;
+  /** Kind of fields not listed; undefined = no other fields (exact). */
+  readonly fieldsUnknown: Kind | undefined;
+  readonly items: ReadonlyMap<number, Kind>;
+  readonly itemsUnknown: Kind | undefined;
+  /** Nodes of this kind, as {@link MAX_KIND_SIZE} counts them. */
+  readonly size: number;
+  /** Nesting depth (1 for a kind without known or unknown contents). */
+  readonly depth: number;
+
+  /**
+   * A kind over the limits collapses soundly: known fields and items become the unknown rest
+   * (their union), and if that is still too large or deep, the rest becomes any value. An exact
+   * array `[1, 2]` becomes an array of integers, never a narrower kind.
+   */
   constructor(
-    readonly bits: number,
-    readonly fields: ReadonlyMap<string, Kind> = EMPTY_FIELDS,
-    /** Kind of fields not listed; undefined = no other fields (exact). */
-    readonly fieldsUnknown: Kind | undefined = undefined,
-    readonly items: ReadonlyMap<number, Kind> = EMPTY_ITEMS,
-    readonly itemsUnknown: Kind | undefined = undefined,
-  ) {}
+    bits: number,
+    fields: ReadonlyMap<string, Kind> = EMPTY_FIELDS,
+    fieldsUnknown: Kind | undefined = undefined,
+    items: ReadonlyMap<number, Kind> = EMPTY_ITEMS,
+    itemsUnknown: Kind | undefined = undefined,
+  ) {
+    let [size, depth] = measure(fields, fieldsUnknown, items, itemsUnknown);
+    if (size > MAX_KIND_SIZE || depth > MAX_KIND_DEPTH) {
+      if (fields.size > 0) {
+        fieldsUnknown = unionOf(fields.values(), fieldsUnknown);
+        fields = EMPTY_FIELDS;
+      }
+      if (items.size > 0) {
+        itemsUnknown = unionOf(items.values(), itemsUnknown);
+        items = EMPTY_ITEMS;
+      }
+      [size, depth] = measure(fields, fieldsUnknown, items, itemsUnknown);
+      if (size > MAX_KIND_SIZE || depth > MAX_KIND_DEPTH) {
+        if (fieldsUnknown !== undefined) fieldsUnknown = ANY;
+        if (itemsUnknown !== undefined) itemsUnknown = ANY;
+        [size, depth] = measure(fields, fieldsUnknown, items, itemsUnknown);
+      }
+    }
+    this.bits = bits;
+    this.fields = fields;
+    this.fieldsUnknown = fieldsUnknown;
+    this.items = items;
+    this.itemsUnknown = itemsUnknown;
+    this.size = size;
+    this.depth = depth;
+  }
 
   has(bits: number): boolean {
     return (this.bits & bits) !== 0;
@@ -54,6 +104,35 @@ export class Kind {
     if (bits & ARRAY && !(this.bits & ARRAY)) k = new Kind(k.bits, k.fields, k.fieldsUnknown, EMPTY_ITEMS, ANY);
     return k;
   }
+}
+
+/** Size and depth of a kind with these contents (see {@link MAX_KIND_SIZE}). */
+function measure(fields: ReadonlyMap<string, Kind>, fu: Kind | undefined, items: ReadonlyMap<number, Kind>, iu: Kind | undefined): [number, number] {
+  let size = 1;
+  let depth = 0;
+  for (const v of fields.values()) {
+    size += v.size;
+    if (v.depth > depth) depth = v.depth;
+  }
+  for (const v of items.values()) {
+    size += v.size;
+    if (v.depth > depth) depth = v.depth;
+  }
+  if (fu !== undefined) {
+    size += fu.size;
+    if (fu.depth > depth) depth = fu.depth;
+  }
+  if (iu !== undefined) {
+    size += iu.size;
+    if (iu.depth > depth) depth = iu.depth;
+  }
+  return [size, depth + 1];
+}
+
+function unionOf(kinds: Iterable<Kind>, rest: Kind | undefined): Kind {
+  let out = rest ?? NEVER;
+  for (const v of kinds) out = union(out, v);
+  return out;
 }
 
 function isAnyCollection(size: number, unknown: Kind | undefined): boolean {
@@ -352,6 +431,16 @@ export function kindDebug(kind: Kind, fallible = false): Value {
   return out;
 }
 
+/**
+ * Any JSON value, as a kind made from the cyclic JSON kind (its unknown contents refer to
+ * themselves) by a union that added nothing new: printing it field by field would never end.
+ */
+function isJsonLike(kind: Kind): boolean {
+  const inner = kind.fieldsUnknown;
+  if (inner === undefined || kind.fields.size > 0 || kind.items.size > 0 || kind.itemsUnknown !== inner) return false;
+  return inner.fieldsUnknown === inner && inner.itemsUnknown === inner && (kind.bits & ~UNDEFINED) === inner.bits;
+}
+
 function debugInto(out: { [key: string]: Value }, kind: Kind): void {
   if (kind.bits === 0) {
     out.never = true;
@@ -361,7 +450,7 @@ function debugInto(out: { [key: string]: Value }, kind: Kind): void {
     out.any = true;
     return;
   }
-  if (kind.fieldsUnknown === kind || kind.itemsUnknown === kind) {
+  if (kind.fieldsUnknown === kind || kind.itemsUnknown === kind || isJsonLike(kind)) {
     out.json = true;
     return;
   }

@@ -91,13 +91,36 @@ export function parseConfigText(text: string, format: Format, file: string | und
       problems.push({ code: 'WEIR_ERR_CONFIG_SYNTAX', file, message: 'the file must hold a table/object at the top level' });
       return undefined;
     }
+    if (deeperThan(data, MAX_CONFIG_DEPTH)) {
+      problems.push({ code: 'WEIR_ERR_CONFIG_SYNTAX', file, message: tooDeep(format) });
+      return undefined;
+    }
     return { file, data: data as Record<string, unknown> };
   } catch (err) {
     // positions are in the interpolated text: its lines are the file's unless a variable's value
     // holds a newline, its columns shift only where a variable on that line changed length
-    problems.push({ code: 'WEIR_ERR_CONFIG_SYNTAX', file, ...describeSyntaxError(err, format, interp.text) });
+    const fault = describeSyntaxError(err, format, interp.text);
+    // a parser that recurses per level runs out of stack far past MAX_CONFIG_DEPTH: say so, where
+    const overflow = err instanceof RangeError || /Maximum call stack size exceeded/.test(fault.message);
+    problems.push({ code: 'WEIR_ERR_CONFIG_SYNTAX', file, ...fault, ...(overflow ? { message: tooDeep(format) } : {}) });
     return undefined;
   }
+}
+
+/** Deepest nesting of tables and lists a configuration file may have (docs/limits.md). */
+const MAX_CONFIG_DEPTH = 256;
+const tooDeep = (format: Format): string => `invalid ${format.toUpperCase()}: nested deeper than ${MAX_CONFIG_DEPTH} levels`;
+
+/** Whether parsed data nests objects or arrays deeper than `max` (walked without recursion). */
+function deeperThan(data: unknown, max: number): boolean {
+  const stack: [unknown, number][] = [[data, 1]];
+  while (stack.length > 0) {
+    const [v, depth] = stack.pop()!;
+    if (v === null || typeof v !== 'object') continue;
+    if (depth > max) return true;
+    for (const x of Array.isArray(v) ? v : Object.values(v)) if (x !== null && typeof x === 'object') stack.push([x, depth + 1]);
+  }
+  return false;
 }
 
 /**

@@ -40,7 +40,7 @@ export function parseFloatStrict(s: string): number {
   const t = s.toLowerCase();
   if (/^[+-]?(inf|infinity)$/.test(t)) return t.startsWith('-') ? -Infinity : Infinity;
   if (/^[+-]?nan$/.test(t)) return NaN;
-  if (!/^[+-]?(\d+\.?\d*|\.\d+)(e[+-]?\d+)?$/.test(t)) fail(`Invalid floating point number "${s}": invalid float literal`);
+  if (!/^[+-]?(\d+(\.\d*)?|\.\d+)(e[+-]?\d+)?$/.test(t)) fail(`Invalid floating point number "${s}": invalid float literal`);
   return Number(s);
 }
 

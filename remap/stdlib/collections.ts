@@ -6,6 +6,9 @@ import { opt, optStr, req, sameContainer } from './args.js';
 import { fromBytes, toBytes } from './bytes.js';
 import { fail } from './errors.js';
 
+/** Most items `append` builds (V8 aborts the process at about 2^27). */
+const MAX_ARRAY_ITEMS = 2 ** 24;
+
 const arrKind = (a: ArgInfo): K.Kind => (a.kind.has(K.ARRAY) ? new K.Kind(K.ARRAY, undefined, undefined, a.kind.items, a.kind.itemsUnknown) : K.K_ARRAY);
 
 function isEmptyish(v: Value, o: { null: boolean; string: boolean; object: boolean; array: boolean; nullish: boolean }): boolean {
@@ -113,7 +116,14 @@ export const collectionFunctions: readonly FnDef[] = [
       for (const [i, kk] of b.items) items.set(a.items.size + i, kk);
       return K.arrayKind(items);
     },
-    call: ([v, x]) => [...(v as Value[]), ...(x as Value[])],
+    call: ([v, x]) => {
+      const a = v as Value[];
+      const b = x as Value[];
+      // doubling an array in a loop of appends reaches V8's array limit within 27 steps, and V8
+      // ends the process there instead of throwing
+      if (a.length + b.length > MAX_ARRAY_ITEMS) return fail(`can't append: the array would have more than ${MAX_ARRAY_ITEMS} items`);
+      return [...a, ...b];
+    },
   }),
   defineFunction({
     name: 'pop',

@@ -1,9 +1,25 @@
-/** Compression: encode_gzip / decode_gzip and encode_zlib / decode_zlib. */
-import { deflateSync, gunzipSync, gzipSync, inflateSync } from 'node:zlib';
+/**
+ * Compression: encode_gzip / decode_gzip and encode_zlib / decode_zlib. Decoding stops at the
+ * program's decompression cap (the global `max_decompressed_bytes`), so a small bomb fails the call
+ * instead of filling memory.
+ */
+import { deflateSync, gzipSync } from 'node:zlib';
+import { type CompressionAlgorithm, DecompressError, decompressSync } from '../../lib/net/compression.js';
+import type { Ctx } from '../runtime.js';
 import { type FnDef, defineFunction } from '../function.js';
 import * as K from '../kind.js';
 import { fromBytes, toBytes } from './bytes.js';
 import { fail } from './errors.js';
+
+/** Decompressed bytes, or the call's error: corrupt input (zlib's message) or output past the cap. */
+function inflate(v: string, algorithm: CompressionAlgorithm, ctx: Ctx): string {
+  try {
+    return fromBytes(decompressSync(toBytes(v), { algorithm, maxBytes: ctx.maxDecompressedBytes }));
+  } catch (e) {
+    if (!(e instanceof DecompressError)) throw e;
+    return fail(`unable to decode value with ${algorithm} decoder: ${e.message.slice(algorithm.length + 2)}`);
+  }
+}
 
 /** The functions of this file, for the stdlib list. */
 export const compressionFunctions: readonly FnDef[] = [
@@ -27,13 +43,7 @@ export const compressionFunctions: readonly FnDef[] = [
     params: [{ name: 'value', kind: K.BYTES, required: true }],
     fallible: true,
     returns: K.K_BYTES,
-    call: ([v]) => {
-      try {
-        return fromBytes(gunzipSync(toBytes(v as string)));
-      } catch (e) {
-        return fail(`unable to decode value with gzip decoder: ${(e as Error).message}`);
-      }
-    },
+    call: ([v], env) => inflate(v as string, 'gzip', env.ctx),
   }),
   defineFunction({
     name: 'encode_zlib',
@@ -51,12 +61,6 @@ export const compressionFunctions: readonly FnDef[] = [
     params: [{ name: 'value', kind: K.BYTES, required: true }],
     fallible: true,
     returns: K.K_BYTES,
-    call: ([v]) => {
-      try {
-        return fromBytes(inflateSync(toBytes(v as string)));
-      } catch (e) {
-        return fail(`unable to decode value with zlib decoder: ${(e as Error).message}`);
-      }
-    },
+    call: ([v], env) => inflate(v as string, 'zlib', env.ctx),
   }),
 ];

@@ -2,7 +2,7 @@
 import { type ObjectValue, type Value, isObject } from '../../lib/value.js';
 import { type ArgInfo, type FnDef, defineFunction } from '../function.js';
 import * as K from '../kind.js';
-import { globalOf, jsSource } from '../regex.js';
+import { allMatches, groupInfo } from '../regex.js';
 import { optInt, sameContainer } from './args.js';
 import { fail } from './errors.js';
 
@@ -103,15 +103,15 @@ export const iterationFunctions: readonly FnDef[] = [
     call: ([v, p, c], env) => {
       const s = v as string;
       const re = p as RegExp;
-      const names = new RegExp(jsSource(re) + '|').exec('')?.groups;
-      if (names && ('string' in names || 'captures' in names)) return fail('Capture group cannot be named "string" or "captures"');
+      const { names } = groupInfo(re);
+      if (names.includes('string') || names.includes('captures')) return fail('Capture group cannot be named "string" or "captures"');
       let count = optInt(c, -1);
       if (count === 0) return s;
       if (count < 0) count = Infinity;
       let out = '';
       let last = 0;
       let n = 0;
-      for (const m of s.matchAll(globalOf(re))) {
+      for (const m of allMatches(re, s)) {
         if (n++ >= count) break;
         const obj: ObjectValue = { string: m[0], captures: m.slice(1).map((x) => x ?? null) };
         if (m.groups) for (const g in m.groups) obj[g] = m.groups[g] ?? null;

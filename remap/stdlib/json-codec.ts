@@ -6,8 +6,15 @@ import { lossyText } from './bytes.js';
 
 class JsonError extends Error {}
 
-/** Parses JSON into values: `1` an integer, `1.0`/`1e3` floats; errors worded as serde_json's. */
-export function parseJsonText(text: string, maxDepth = 128): Value {
+/** serde_json's recursion limit: the 128th nested array or object is an error. */
+const RECURSION_LIMIT = 128;
+
+/**
+ * Parses JSON into values: `1` an integer, `1.0`/`1e3` floats; errors worded as serde_json's.
+ * Without `maxDepth`, nesting as deep as serde_json's recursion limit is an error, as in VRL;
+ * with it (1 to 128, parse_json's `max_depth`), containers that deep are kept as their JSON text.
+ */
+export function parseJsonText(text: string, maxDepth?: number): Value {
   // native JSON.parse when its numbers map back unambiguously: no integral float literal (`1.0`,
   // `1e3`) anywhere in the text; otherwise, and for errors, the exact parser below decides
   if (!AMBIGUOUS_NUMBER.test(text)) {
@@ -17,7 +24,7 @@ export function parseJsonText(text: string, maxDepth = 128): Value {
     } catch {
       return parseJsonExact(text, maxDepth);
     }
-    const v = fromNative(native, 0, maxDepth);
+    const v = fromNative(native, 0, maxDepth ?? RECURSION_LIMIT - 1);
     if (v !== undefined) return v;
   }
   return parseJsonExact(text, maxDepth);
@@ -58,8 +65,8 @@ function fromNative(v: unknown, depth: number, maxDepth: number): Value | undefi
   return o as ObjectValue;
 }
 
-/** The character-by-character JSON parser: exact numbers kinds, VRL's error messages. */
-export function parseJsonExact(text: string, maxDepth = 128): Value {
+/** The character-by-character JSON parser: exact numbers kinds, VRL's error messages; `maxDepth` as for {@link parseJsonText}. */
+export function parseJsonExact(text: string, maxDepth?: number): Value {
   let i = 0;
   const s = text;
   const pos = (at: number): string => {
@@ -88,7 +95,7 @@ export function parseJsonExact(text: string, maxDepth = 128): Value {
     if (i >= s.length) err('EOF while parsing a value', s.length);
     const c = s[i];
     if (c === '{') {
-      if (depth >= maxDepth) return skipRaw();
+      if (depth >= limit) return tooDeep();
       i++;
       const o: ObjectValue = {};
       ws();
@@ -125,7 +132,7 @@ export function parseJsonExact(text: string, maxDepth = 128): Value {
       }
     }
     if (c === '[') {
-      if (depth >= maxDepth) return skipRaw();
+      if (depth >= limit) return tooDeep();
       i++;
       const a: Value[] = [];
       ws();
@@ -174,6 +181,8 @@ export function parseJsonExact(text: string, maxDepth = 128): Value {
     }
     return n;
   };
+  const limit = maxDepth ?? RECURSION_LIMIT - 1;
+  const tooDeep = (): Value => (maxDepth === undefined ? err('recursion limit exceeded', i) : skipRaw());
   const skipRaw = (): Value => {
     // beyond max_depth: the raw JSON text is kept as a string
     const start = i;

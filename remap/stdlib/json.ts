@@ -27,12 +27,10 @@ export const jsonFunctions: readonly FnDef[] = [
     fallible: true,
     returns: JSON_KIND,
     call: ([v, d]) => {
-      let depth = 128;
-      if (typeof d === 'number') {
-        if (d < 1 || d > 128) return fail('max_depth value should be greater than 0 and less than 128, got ' + d);
-        depth = d;
-      }
-      return parseJsonText(v as string, depth);
+      // without max_depth, nesting past serde_json's recursion limit is an error (as in VRL)
+      if (typeof d !== 'number') return parseJsonText(v as string);
+      if (d < 1 || d > 128) return fail('max_depth value should be greater than 0 and less than 128, got ' + d);
+      return parseJsonText(v as string, d);
     },
   }),
   defineFunction({

@@ -2,6 +2,7 @@
 import type { ObjectValue } from '../../lib/value.js';
 import { type FnDef, FunctionCompileError, defineFunction } from '../function.js';
 import * as K from '../kind.js';
+import { builtRegex } from '../regex.js';
 import { fail } from './errors.js';
 
 /** The usual grok pattern names, each a regex that may refer to others with %{NAME}. */
@@ -101,7 +102,7 @@ export function compileGrok(pattern: string): Grok {
     });
   };
   const source = expand(pattern.replace(/\(\?P</g, '(?<'), 0);
-  return { re: new RegExp(source), fields };
+  return { re: builtRegex(source), fields };
 }
 
 /** The functions of this file, for the stdlib list. */

@@ -3,6 +3,7 @@ import { type ObjectValue, Float } from '../../lib/value.js';
 import { compileFormat } from '../../lib/time/strftime.js';
 import { type FnDef, FunctionCompileError, defineFunction } from '../function.js';
 import * as K from '../kind.js';
+import { builtRegex } from '../regex.js';
 import { opt, optStr, req } from './args.js';
 import { fail } from './errors.js';
 
@@ -12,23 +13,23 @@ const FLOATS = new Set(['excess', 'request_time', 'upstream_response_time']);
 const Q = String.raw`(?:\\"|[^"])`;
 const APACHE_COMMON = String.raw`^\s*(-|(?<host>.*?))\s+(-|(?<identity>.*?))\s+(-|(?<user>.*?))\s+(-|\[(-|(?<timestamp>[^[]*))\])\s+(-|"(-|(\s*(?<message>((?<method>\w+)\s+(?<path>${Q}*?)\s+(?<protocol>${Q}*?)\s*|${Q}*?))\s*))")\s+(-|(?<status>\d+))\s+(-|(?<size>\d+))`;
 const APACHE: Record<string, RegExp[]> = {
-  common: [new RegExp(APACHE_COMMON + String.raw`\s*$`)],
-  combined: [new RegExp(APACHE_COMMON + String.raw`\s+(-|"(-|(\s*(?<referrer>${Q}*?)")))\s+(-|"(-|(\s*(?<agent>${Q}*?)")))\s*$`)],
+  common: [builtRegex(APACHE_COMMON + String.raw`\s*$`)],
+  combined: [builtRegex(APACHE_COMMON + String.raw`\s+(-|"(-|(\s*(?<referrer>${Q}*?)")))\s+(-|"(-|(\s*(?<agent>${Q}*?)")))\s*$`)],
   error: [
-    /^\s*(-|\[(-|(?<timestamp>[^[]*))\])\s+(-|\[(-|(?<module>[^:]*):(?<severity>[^[]*))\])\s+(-|\[\s*pid\s*(-|(?<pid>[^:]*)(:\s*tid\s*(?<thread>[^[]*))?)\])\s(-|\[\s*client\s*(-|(?<client>.*:?):(?<port>[^[]*))\])\s(-|(?<message>.*))\s*$/,
-    /^\s*\[(?<timestamp>[^\]]+)\]\s+\[(-|(?<module>[^:]+)):(?<severity>[^\]]+)\]\s+\[pid\s+(?<pid>\d+)(:tid\s+(?<thread>\d+))?\]\s+(?<message1>[^[]*?:\s+([^[]*?:\s+)?)?(\[client\s+(?<client>.+?):(?<port>\d+)\]\s+)?(?<message2>.*?)(, referer .*)?\s*$/,
+    builtRegex(/^\s*(-|\[(-|(?<timestamp>[^[]*))\])\s+(-|\[(-|(?<module>[^:]*):(?<severity>[^[]*))\])\s+(-|\[\s*pid\s*(-|(?<pid>[^:]*)(:\s*tid\s*(?<thread>[^[]*))?)\])\s(-|\[\s*client\s*(-|(?<client>.*:?):(?<port>[^[]*))\])\s(-|(?<message>.*))\s*$/.source),
+    builtRegex(/^\s*\[(?<timestamp>[^\]]+)\]\s+\[(-|(?<module>[^:]+)):(?<severity>[^\]]+)\]\s+\[pid\s+(?<pid>\d+)(:tid\s+(?<thread>\d+))?\]\s+(?<message1>[^[]*?:\s+([^[]*?:\s+)?)?(\[client\s+(?<client>.+?):(?<port>\d+)\]\s+)?(?<message2>.*?)(, referer .*)?\s*$/.source),
   ],
 };
 const APACHE_TS: Record<string, string> = { common: '%d/%b/%Y:%T %z', combined: '%d/%b/%Y:%T %z', error: '%a %b %d %H:%M:%S%.f %Y' };
 
 const NGINX: Record<string, RegExp> = {
   combined:
-    /^\s*(-|(?<client>\S+))\s+-\s+(-|(?<user>\S+))\s+\[(?<timestamp>.+)\]\s+"(?<request>[^"]*)"\s+(?<status>\d+)\s+(?<size>\d+)\s+"(?<referer>[^"]*)"\s+"(?<agent>[^"]*)"(\s+"(-|(?<compression>[^"]+))")?\s*$/,
+    builtRegex(/^\s*(-|(?<client>\S+))\s+-\s+(-|(?<user>\S+))\s+\[(?<timestamp>.+)\]\s+"(?<request>[^"]*)"\s+(?<status>\d+)\s+(?<size>\d+)\s+"(?<referer>[^"]*)"\s+"(?<agent>[^"]*)"(\s+"(-|(?<compression>[^"]+))")?\s*$/.source),
   ingress_upstreaminfo:
-    /^\s*(-|(?<remote_addr>\S+))\s+-\s+(-|(?<remote_user>\S+))\s+\[(?<timestamp>[^\]]+)\]\s+"(?<request>[^"]*)"\s+(?<status>\d+)\s+(?<body_bytes_size>\d+)\s+"(-|(?<http_referer>[^"]*))"\s+"(-|(?<http_user_agent>[^"]+))"\s+(?<request_length>\d+)\s+(?<request_time>\d+\.\d+)\s+\[(?<proxy_upstream_name>[^\]]+)\]\s+\[(?<proxy_alternative_upstream_name>[^\]]+)?\]\s+(?<upstream_addr>\S+)\s+(-|(?<upstream_response_length>\d+))\s+(-|(?<upstream_response_time>\d+\.\d+))\s+(-|(?<upstream_status>\d+))\s+(?<req_id>\S+)\s*$/,
-  main: /^\s*(-|(?<remote_addr>\S+))\s+-\s+(-|(?<remote_user>\S+))\s+\[(?<timestamp>[^\]]+)\]\s+"(?<request>[^"]*)"\s+(?<status>\d+)\s+(?<body_bytes_size>\d+)\s+"(-|(?<http_referer>[^"]*))"\s+"(-|(?<http_user_agent>[^"]+))"\s+"(-|(?<http_x_forwarded_for>[^"]+))"\s*$/,
+    builtRegex(/^\s*(-|(?<remote_addr>\S+))\s+-\s+(-|(?<remote_user>\S+))\s+\[(?<timestamp>[^\]]+)\]\s+"(?<request>[^"]*)"\s+(?<status>\d+)\s+(?<body_bytes_size>\d+)\s+"(-|(?<http_referer>[^"]*))"\s+"(-|(?<http_user_agent>[^"]+))"\s+(?<request_length>\d+)\s+(?<request_time>\d+\.\d+)\s+\[(?<proxy_upstream_name>[^\]]+)\]\s+\[(?<proxy_alternative_upstream_name>[^\]]+)?\]\s+(?<upstream_addr>\S+)\s+(-|(?<upstream_response_length>\d+))\s+(-|(?<upstream_response_time>\d+\.\d+))\s+(-|(?<upstream_status>\d+))\s+(?<req_id>\S+)\s*$/.source),
+  main: builtRegex(/^\s*(-|(?<remote_addr>\S+))\s+-\s+(-|(?<remote_user>\S+))\s+\[(?<timestamp>[^\]]+)\]\s+"(?<request>[^"]*)"\s+(?<status>\d+)\s+(?<body_bytes_size>\d+)\s+"(-|(?<http_referer>[^"]*))"\s+"(-|(?<http_user_agent>[^"]+))"\s+"(-|(?<http_x_forwarded_for>[^"]+))"\s*$/.source),
   error:
-    /^\s*(?<timestamp>.+)\s+\[(?<severity>\w+)\]\s+(?<pid>\d+)#(?<tid>\d+):(\s+\*(?<cid>\d+))?\s+(?<message>.+?)(,\s+excess:\s+(?<excess>[^\s,]+),?\sby\szone\s"(?<zone>[^,]+)")?(,\s+client:\s+(?<client>[^,]+))?(,\s+server:\s+(?<server>[^,]*))?(,\s+request:\s+"(?<request>[^"]*)")?(,\s+upstream:\s+"(?<upstream>[^"]*)")?(,\s+host:\s+"(?<host>[^"]*)")?(,\s+refer?rer:\s+"(?<referer>[^"]*)")?\s*$/,
+    builtRegex(/^\s*(?<timestamp>.+)\s+\[(?<severity>\w+)\]\s+(?<pid>\d+)#(?<tid>\d+):(\s+\*(?<cid>\d+))?\s+(?<message>.+?)(,\s+excess:\s+(?<excess>[^\s,]+),?\sby\szone\s"(?<zone>[^,]+)")?(,\s+client:\s+(?<client>[^,]+))?(,\s+server:\s+(?<server>[^,]*))?(,\s+request:\s+"(?<request>[^"]*)")?(,\s+upstream:\s+"(?<upstream>[^"]*)")?(,\s+host:\s+"(?<host>[^"]*)")?(,\s+refer?rer:\s+"(?<referer>[^"]*)")?\s*$/.source),
 };
 const NGINX_TS: Record<string, string> = { combined: '%d/%b/%Y:%T %z', ingress_upstreaminfo: '%d/%b/%Y:%T %z', main: '%d/%b/%Y:%T %z', error: '%Y/%m/%d %H:%M:%S' };
 
@@ -63,8 +64,9 @@ function checkFormat(table: Record<string, unknown>) {
   };
 }
 
-const COMMON =
-  /^\s*(-|(?<host>.*?))\s+(-|(?<identity>.*?))\s+(-|(?<user>.*?))\s+(-|\[(-|(?<timestamp>[^[]*))\])\s+(-|"(-|(\s*(?<message>((?<method>\w+)\s+(?<path>(?:\\"|[^"])*?)\s+(?<protocol>(?:\\"|[^"])*?)\s*|(?:\\"|[^"])*?))\s*))")\s+(-|(?<status>\d+))\s+(-|(?<size>\d+))\s*$/;
+const COMMON = builtRegex(
+  /^\s*(-|(?<host>.*?))\s+(-|(?<identity>.*?))\s+(-|(?<user>.*?))\s+(-|\[(-|(?<timestamp>[^[]*))\])\s+(-|"(-|(\s*(?<message>((?<method>\w+)\s+(?<path>(?:\\"|[^"])*?)\s+(?<protocol>(?:\\"|[^"])*?)\s*|(?:\\"|[^"])*?))\s*))")\s+(-|(?<status>\d+))\s+(-|(?<size>\d+))\s*$/.source,
+);
 
 function parseCommonLog(s: string, fmt: string, tz: string | undefined): ObjectValue {
   const m = COMMON.exec(s);

@@ -126,7 +126,7 @@ function scalar(t: string, o: XmlOptions): Value {
   if (o.parseNull && t === 'null') return null;
   if (o.parseNumber) {
     if (/^[+-]?\d+$/.test(t) && Number.isSafeInteger(Number(t))) return Number(t);
-    if (/^[+-]?(\d+\.\d*|\.\d+|\d+)([eE][+-]?\d+)?$/.test(t)) return new Float(Number(t));
+    if (/^[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?$/.test(t)) return new Float(Number(t));
   }
   return t;
 }

@@ -2,19 +2,12 @@
 import type { ObjectValue, Value } from '../../lib/value.js';
 import { type ArgInfo, type FnDef, defineFunction } from '../function.js';
 import * as K from '../kind.js';
-import { globalOf, jsSource } from '../regex.js';
+import { allMatches, groupInfo, stateless } from '../regex.js';
 import { opt, req } from './args.js';
 import { fail } from './errors.js';
 
-/** Named groups of a pattern, in order, and the number of groups. */
-function groupInfo(re: RegExp): { names: string[]; count: number } {
-  const m = new RegExp(jsSource(re) + '|', re.flags.replace('g', '')).exec('')!;
-  const names = m.groups ? Object.keys(m.groups) : [];
-  return { names, count: m.length };
-}
-
 /** Object of one match: numbered groups (participating ones, renumbered) then named groups. */
-function captures(m: RegExpExecArray, names: string[], numeric: boolean): ObjectValue {
+function captures(m: RegExpExecArray, names: readonly string[], numeric: boolean): ObjectValue {
   const out: ObjectValue = {};
   if (numeric) {
     let idx = 0;
@@ -47,9 +40,7 @@ export const regexFunctions: readonly FnDef[] = [
     ],
     returns: K.K_BOOLEAN,
     call: ([v, p]) => {
-      const re = p as RegExp;
-      re.lastIndex = 0;
-      return re.test(v as string);
+      return stateless(p as RegExp).test(v as string);
     },
   }),
   defineFunction({
@@ -60,7 +51,7 @@ export const regexFunctions: readonly FnDef[] = [
       { name: 'patterns', kind: K.ARRAY, required: true },
     ],
     returns: K.K_BOOLEAN,
-    call: ([v, ps]) => (ps as Value[]).some((p) => p instanceof RegExp && ((p.lastIndex = 0), p.test(v as string))),
+    call: ([v, ps]) => (ps as Value[]).some((p) => p instanceof RegExp && stateless(p).test(v as string)),
   }),
   defineFunction({
     name: 'match_array',
@@ -72,7 +63,7 @@ export const regexFunctions: readonly FnDef[] = [
     ],
     returns: K.K_BOOLEAN,
     call: ([v, p, all]) => {
-      const re = new RegExp(p as RegExp, (p as RegExp).flags.replace('g', ''));
+      const re = stateless(p as RegExp);
       const test = (x: Value): boolean => typeof x === 'string' && re.test(x);
       return all === true ? (v as Value[]).every(test) : (v as Value[]).some(test);
     },
@@ -87,7 +78,7 @@ export const regexFunctions: readonly FnDef[] = [
     call: ([v, p, n]) => {
       const re = p as RegExp;
       const { names } = groupInfo(re);
-      const m = new RegExp(re, re.flags.replace('g', '')).exec(v as string);
+      const m = stateless(re).exec(v as string);
       if (!m) return fail('could not find any pattern matches');
       return captures(m, names, n === true);
     },
@@ -103,7 +94,7 @@ export const regexFunctions: readonly FnDef[] = [
       const re = p as RegExp;
       const { names } = groupInfo(re);
       const out: Value[] = [];
-      for (const m of (v as string).matchAll(globalOf(re))) out.push(captures(m as RegExpExecArray, names, n === true));
+      for (const m of allMatches(re, v as string)) out.push(captures(m as RegExpExecArray, names, n === true));
       return out;
     },
   }),

@@ -1,13 +1,17 @@
 /** Case conversions: upcase, downcase, and the word-based camelcase, pascalcase, snakecase, kebabcase, screamingsnakecase. */
 import { type FnDef, defineFunction } from '../function.js';
 import * as K from '../kind.js';
+import { builtRegex } from '../regex.js';
 import { req } from './args.js';
+
+// searched from every capital of a run: quadratic in the run's length, so guarded
+const UPPER_RUN = builtRegex(/([A-Z]+)([A-Z][a-z])/.source, 'g');
 
 /** Splits text into words at separators and case changes (`fooBar-baz` → foo, Bar, baz). */
 function words(s: string): string[] {
   return s
     .replace(/([a-z0-9])([A-Z])/g, '$1 $2')
-    .replace(/([A-Z]+)([A-Z][a-z])/g, '$1 $2')
+    .replace(UPPER_RUN, '$1 $2')
     .split(/[^A-Za-z0-9]+/)
     .filter(Boolean);
 }

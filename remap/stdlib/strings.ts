@@ -2,7 +2,7 @@
 import { type Value, Float } from '../../lib/value.js';
 import { type ArgInfo, type FnDef, FunctionCompileError, defineFunction } from '../function.js';
 import * as K from '../kind.js';
-import { globalOf, jsSource } from '../regex.js';
+import { allMatches, globalOf, stateless } from '../regex.js';
 import { opt, optInt, optStr, req } from './args.js';
 import { fromBytes, toBytes } from './bytes.js';
 import { fail } from './errors.js';
@@ -92,7 +92,7 @@ export const stringFunctions: readonly FnDef[] = [
       let n = 0;
       return s.replace(re, (...m: unknown[]) => {
         if (n++ >= count) return m[0] as string;
-        return (m[0] as string).replace(new RegExp(jsSource(p as RegExp), (p as RegExp).flags.replace('g', '')), repl);
+        return (m[0] as string).replace(stateless(p as RegExp), repl);
       });
     },
   }),
@@ -132,9 +132,8 @@ export const stringFunctions: readonly FnDef[] = [
       if (typeof p === 'string') parts = p === '' ? ['', ...charsOf(s), ''] : s.split(p);
       else {
         parts = [];
-        const re = globalOf(p as RegExp);
         let last = 0;
-        for (const m of s.matchAll(re)) {
+        for (const m of allMatches(p as RegExp, s)) {
           if (m[0] === '' && m.index === 0) continue;
           parts.push(s.slice(last, m.index));
           last = m.index! + m[0].length;
@@ -149,7 +148,7 @@ export const stringFunctions: readonly FnDef[] = [
           out.push(parts[i]!);
           pos += parts[i]!.length;
           const rest = s.slice(pos);
-          const sep = typeof p === 'string' ? p.length : (new RegExp(jsSource(p as RegExp), (p as RegExp).flags.replace('g', '')).exec(rest)?.[0].length ?? 0);
+          const sep = typeof p === 'string' ? p.length : (stateless(p as RegExp).exec(rest)?.[0].length ?? 0);
           pos += sep;
         }
         out.push(s.slice(pos));
@@ -228,7 +227,7 @@ export const stringFunctions: readonly FnDef[] = [
     ],
     returns: K.K_BYTES,
     call: ([v, p, rs, rr]) => {
-      const re = new RegExp(p as RegExp, (p as RegExp).flags.replace('g', ''));
+      const re = stateless(p as RegExp);
       const single = optStr(rs, '');
       const repeated = optStr(rr, '');
       let out = '';
