@@ -69,7 +69,7 @@ export const hasBacktrackLimit = limitedConstructor !== undefined;
 /** A `bounded` pattern was asked to search an input longer than {@link MAX_BOUNDED_INPUT}. */
 export class RegexInputTooLong extends Error {
   constructor(readonly length: number) {
-    super(`input of ${length} characters is longer than the ${MAX_BOUNDED_INPUT} a pattern with look-around may search`);
+    super(`input of ${length} characters is longer than ${MAX_BOUNDED_INPUT}, the most a pattern the linear regex engine cannot run may search`);
   }
 }
 

@@ -3,13 +3,15 @@
  * compile time into JS RegExp (named groups `(?P<n>`, leading inline flags, `\A`/`\z`).
  *
  * Like Rust's `regex`, a remap regex must not take more than linear time (docs/limits.md). A
- * pattern is rewritten (regex-syntax.ts) so that V8's linear-time engine can run it, then runs as a
+ * pattern is rewritten (regex-rewrite.ts) so that V8's linear-time engine can run it, then runs as a
  * {@link GuardedRegExp}: on the backtracking engine when it is anchored and deterministic,
  * otherwise on the linear engine for long inputs. Patterns that engine still cannot run get a
  * backtrack limit. Look-around and backreferences, which Rust's `regex` refuses, are compile errors.
  */
 import { GuardedRegExp, type RegexMode, isLinearCapable } from '../lib/bounded-regex.js';
-import { type RegexNode, RegexSyntaxUnknown, findNode, hasEmptyRepeat, isBacktrackFree, parseRegex, rewriteForLinear } from './regex-syntax.js';
+import { hasEmptyRepeat, isBacktrackFree } from './regex-analysis.js';
+import { rewriteForLinear } from './regex-rewrite.js';
+import { type RegexNode, RegexSyntaxUnknown, findNode, parseRegex } from './regex-syntax.js';
 
 /** A compiled remap regex; `source` reports the program's pattern text, not the JS translation. */
 export class VrlRegex extends GuardedRegExp {
