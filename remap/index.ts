@@ -13,6 +13,7 @@ import { stdlib } from './stdlib/index.js';
 import { unusedWarnings } from './unused.js';
 import { resolveTimezone } from '../lib/time/strftime.js';
 import { DEFAULT_MAX_DECOMPRESSED_BYTES } from '../lib/net/compression.js';
+import { decoders } from './stdlib/encoding-compression.js';
 
 /** Diagnostics types and their VRL-style renderer. */
 export { CompileError, type Diagnostic, formatDiagnostics } from './diagnostic.js';
@@ -60,14 +61,13 @@ export class Program {
     /** Whether the program can stop early (`abort`, `!` calls). */
     readonly abortable: boolean,
     private readonly log: ((level: string, message: string) => void) | undefined = undefined,
-    private readonly maxDecompressedBytes: number = DEFAULT_MAX_DECOMPRESSED_BYTES,
   ) {}
 
   /** Runs on an event (mutated in place when it is an object) and its metadata. */
   run(target: Value, meta: Value = {}): RunResult {
     // a program without variables shares one empty slot array: no allocation per event for it
     const vars = this.slots === 0 ? NO_VARS : new Array<Value>(this.slots).fill(null);
-    const ctx = new Ctx(target, meta, vars, this.tz, this.log, this.maxDecompressedBytes);
+    const ctx = new Ctx(target, meta, vars, this.tz, this.log);
     try {
       const value = this.exec(ctx);
       return { ok: true, value, target: ctx.target, meta: ctx.meta };
@@ -95,6 +95,13 @@ export function functionNames(): string[] {
   return [...functionsWith().keys()].sort();
 }
 
+/** The extra functions of a compile, with decoders bound to its decompression cap when it has its own. */
+function withDecoders(options: CompileOptions): readonly FnDef[] | undefined {
+  const cap = options.maxDecompressedBytes;
+  if (cap === undefined || cap === DEFAULT_MAX_DECOMPRESSED_BYTES) return options.functions;
+  return [...decoders(cap), ...(options.functions ?? [])];
+}
+
 /** Compiles a program; throws {@link CompileError} (with VRL diagnostics) when it is rejected. */
 export function compile(source: string, options: CompileOptions = {}): Program {
   // an unknown zone is a configuration error, found before any event runs
@@ -107,14 +114,13 @@ export function compile(source: string, options: CompileOptions = {}): Program {
     throw e;
   }
   const c = new Compiler(source, {
-    functions: functionsWith(options.functions),
+    functions: functionsWith(withDecoders(options)),
     ...(options.readOnly ? { readOnly: options.readOnly } : {}),
     ...(options.targetKind ? { targetKind: options.targetKind } : {}),
   });
   const prog = c.program(exprs);
   if (c.diags.length > 0) throw new CompileError(c.diags, source);
   const warnings = options.unusedCheck === false ? prog.warnings : [...prog.warnings, ...unusedWarnings(source, exprs)];
-  const maxDecompressed = options.maxDecompressedBytes ?? DEFAULT_MAX_DECOMPRESSED_BYTES;
-  return new Program(prog.run, prog.slots, warnings, options.timezone, source, prog.kind, prog.mutatesExternal, prog.abortable, options.log, maxDecompressed);
+  return new Program(prog.run, prog.slots, warnings, options.timezone, source, prog.kind, prog.mutatesExternal, prog.abortable, options.log);
 }
 

@@ -4,7 +4,6 @@
  */
 import { type Value, Float, Timestamp, isObject, valueEquals } from '../lib/value.js';
 import { valueKindName } from './kind.js';
-import { DEFAULT_MAX_DECOMPRESSED_BYTES } from '../lib/net/compression.js';
 
 /** State of one program run: the event (`.`), its metadata (`%`) and variable slots. */
 export class Ctx {
@@ -16,8 +15,6 @@ export class Ctx {
     public readonly tz: string | undefined,
     /** Destination of the `log` function; undefined = stderr. */
     public readonly log: ((level: string, message: string) => void) | undefined = undefined,
-    /** Most bytes decode_gzip and decode_zlib may produce (the global `max_decompressed_bytes`). */
-    public readonly maxDecompressedBytes: number = DEFAULT_MAX_DECOMPRESSED_BYTES,
   ) {}
 }
 
