@@ -48,18 +48,19 @@ type LimitedConstructor = (source: string, flags: string, limit: number) => RegE
 
 /**
  * V8's constructor of a RegExp with a backtrack limit is an internal runtime function: its name
- * parses only while natives syntax is allowed, so the flag is on for this one function's parse.
+ * parses only while natives syntax is allowed. The flag stays on for the process: V8 compiles a
+ * function body lazily (and may flush and recompile it later), so turning the flag off again
+ * would make a later compile of this body fail. Allowing the syntax changes nothing else at run time.
  * Undefined when this V8 lacks it (`bounded` mode then keeps only the input length cap).
  */
 const limitedConstructor: LimitedConstructor | undefined = (() => {
-  const alreadyAllowed = process.execArgv.includes('--allow-natives-syntax');
   setFlagsFromString('--allow-natives-syntax');
   try {
-    return new Function('source', 'flags', 'limit', 'return %NewRegExpWithBacktrackLimit(source, flags, limit);') as LimitedConstructor;
+    const make = new Function('source', 'flags', 'limit', 'return %NewRegExpWithBacktrackLimit(source, flags, limit);') as LimitedConstructor;
+    make('a', '', 1); // compiled now, while it is sure to parse
+    return make;
   } catch {
     return undefined;
-  } finally {
-    if (!alreadyAllowed) setFlagsFromString('--no-allow-natives-syntax');
   }
 })();
 
