@@ -50,7 +50,7 @@ export function timestampValue(ts: Timestamp, format: TimestampFormat): Value {
 /** Serializes a value as JSON; non-finite floats become null, regexes their source string. */
 export function valueToJSONText(v: Value, format: TimestampFormat = 'rfc3339'): string {
   if (format === 'rfc3339' && !hasRegex(v)) return JSON.stringify(v);
-  return write(v, format);
+  return writeJSONValue(v, format);
 }
 
 function hasRegex(v: Value): boolean {
@@ -66,7 +66,11 @@ function hasRegex(v: Value): boolean {
   return false;
 }
 
-function write(v: Value, format: TimestampFormat): string {
+/** A finite float as JSON's shortest number text; non-finite floats are null. */
+const plainFloat = (n: number): string => (Number.isFinite(n) ? String(n) : 'null');
+
+/** JSON text of a value by a walk: timestamps in `format`, floats through `float`, regexes as their source. */
+export function writeJSONValue(v: Value, format: TimestampFormat, float: (n: number) => string = plainFloat): string {
   if (v === null) return 'null';
   switch (typeof v) {
     case 'string':
@@ -76,12 +80,12 @@ function write(v: Value, format: TimestampFormat): string {
     case 'boolean':
       return v ? 'true' : 'false';
   }
-  if (v instanceof Float) return Number.isFinite(v.value) ? String(v.value) : 'null';
+  if (v instanceof Float) return float(v.value);
   if (v instanceof Timestamp) return timestampToken(v, format);
   if (v instanceof RegExp) return JSON.stringify(v.source);
   if (Array.isArray(v)) {
     let out = '[';
-    for (let i = 0; i < v.length; i++) out += (i ? ',' : '') + write(v[i] as Value, format);
+    for (let i = 0; i < v.length; i++) out += (i ? ',' : '') + writeJSONValue(v[i] as Value, format, float);
     return out + ']';
   }
   let out = '{';
@@ -89,7 +93,7 @@ function write(v: Value, format: TimestampFormat): string {
   for (const k in v) {
     const x = v[k];
     if (x === undefined) continue;
-    out += (first ? '' : ',') + JSON.stringify(k) + ':' + write(x, format);
+    out += (first ? '' : ',') + JSON.stringify(k) + ':' + writeJSONValue(x, format, float);
     first = false;
   }
   return out + '}';

@@ -8,7 +8,7 @@
  */
 import { EventMetadata, type Event, LogEvent, MetricEvent, type MetricKind, type MetricValue, type Tags } from '../event.js';
 import { Float, type ObjectValue, Timestamp, type Value } from '../value.js';
-import { type TimestampFormat, timestampToken } from './json.js';
+import { type TimestampFormat, timestampToken, writeJSONValue } from './json.js';
 import { tagFromValues } from './native-tags.js';
 
 // ---------------------------------------------------------------------------------------------
@@ -30,7 +30,7 @@ export function nativeJsonLogText(fields: ObjectValue, format: TimestampFormat):
   // JSON.stringify is much faster than a walk in JS; it writes every kind the way this format
   // needs except integral floats (it would drop the fraction) and regexes
   if (format === 'rfc3339' && !needsWalk(fields, 0)) return '{"log":' + JSON.stringify(fields) + '}';
-  return '{"log":' + writeValue(fields, format) + '}';
+  return '{"log":' + writeJSONValue(fields, format, floatToken) + '}';
 }
 
 /** Whether a value holds something JSON.stringify would write differently: an integral float, a regex. */
@@ -47,35 +47,6 @@ function needsWalk(v: Value, depth: number): boolean {
   }
   for (const k in v) if (needsWalk(v[k] as Value, depth + 1)) return true;
   return false;
-}
-
-function writeValue(v: Value, format: TimestampFormat): string {
-  if (v === null) return 'null';
-  switch (typeof v) {
-    case 'string':
-      return JSON.stringify(v);
-    case 'number':
-      return Number.isFinite(v) ? String(v) : 'null';
-    case 'boolean':
-      return v ? 'true' : 'false';
-  }
-  if (v instanceof Float) return floatToken(v.value);
-  if (v instanceof Timestamp) return timestampToken(v, format);
-  if (v instanceof RegExp) return JSON.stringify(v.source);
-  if (Array.isArray(v)) {
-    let out = '[';
-    for (let i = 0; i < v.length; i++) out += (i ? ',' : '') + writeValue(v[i] as Value, format);
-    return out + ']';
-  }
-  let out = '{';
-  let first = true;
-  for (const k in v) {
-    const x = v[k];
-    if (x === undefined) continue;
-    out += (first ? '' : ',') + JSON.stringify(k) + ':' + writeValue(x, format);
-    first = false;
-  }
-  return out + '}';
 }
 
 /** `{"metric":…}` text in Vector's shape: full tag sets (a tag of one value as a plain string), f64 fields as floats. */
