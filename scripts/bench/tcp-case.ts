@@ -4,6 +4,8 @@
  * Cases: baseline (bare Node: read socket, split lines, one object per line), blackhole, file,
  * http-baseline (bare Node: lines -> {message, timestamp} -> NDJSON POSTs of 1,000, 4 in flight)
  * and http (weir's http sink, ndjson) against the same minimal consumer in another process;
+ * regex-baseline (bare Node: the Apache common-log regex on each line, its named captures copied into
+ * the object, then posted as http-baseline does) and regex (socket -> remap(parse_regex) -> http);
  * disk is blackhole behind a disk buffer (max_size 1 GiB) and also reports the store's bytes per
  * event: encoded (buffer_received_event_bytes_total), on disk at its peak and after the run.
  */
@@ -111,7 +113,22 @@ async function startConsumer(): Promise<number> {
   });
 }
 
-if (kind === 'http-baseline') {
+/** The Apache common-log pattern, in the remap language's syntax and in JavaScript's. */
+const COMMON_LOG = String.raw`^(?P<host>\S+) (?P<ident>\S+) (?P<user>\S+) \[(?P<timestamp>[^\]]+)\] "(?P<method>\S+) (?P<path>\S+) (?P<protocol>[^"]+)" (?P<status>\d{3}) (?P<size>\d+|-)$`;
+const commonLog = new RegExp(COMMON_LOG.replaceAll('(?P<', '(?<'));
+
+/** The record bare Node builds for one line: the line and a timestamp, plus the regex's captures. */
+const recordOf =
+  kind === 'regex-baseline'
+    ? (line: string) => {
+        const rec: Record<string, string> = { message: line, timestamp: new Date().toISOString() };
+        const m = commonLog.exec(line);
+        if (m?.groups) for (const k in m.groups) rec[k] = m.groups[k]!;
+        return JSON.stringify(rec);
+      }
+    : (line: string) => JSON.stringify({ message: line, timestamp: new Date().toISOString() });
+
+if (kind === 'http-baseline' || kind === 'regex-baseline') {
   const consumer = await startConsumer();
   const agent = new Agent({ keepAlive: true, maxSockets: 4 });
   let acked = 0;
@@ -145,7 +162,7 @@ if (kind === 'http-baseline') {
   const server = createServer((sock) => {
     sock.setEncoding('utf8');
     const split = lineSplitter((line) => {
-      lines_.push(JSON.stringify({ message: line, timestamp: new Date().toISOString() }));
+      lines_.push(recordOf(line));
       if (lines_.length === 1000) {
         queue.push(lines_.join('\n') + '\n');
         sizes.push(1000);
@@ -193,12 +210,14 @@ if (kind === 'http-baseline') {
   const sink =
     kind === 'file'
       ? { type: 'file', inputs: ['in'], path: join(dir, 'out.log'), encoding: { codec: 'text' } }
-      : kind === 'http'
+      : kind === 'http' || kind === 'regex'
         ? { type: 'http', inputs: ['in'], uri: `http://127.0.0.1:${await startConsumer()}/`, encoding: { codec: 'ndjson' }, batch: { max_events: 1000 }, request: { concurrency: 4 }, healthcheck: { enabled: false } }
         : kind === 'disk'
           ? { type: 'blackhole', inputs: ['in'], print_interval_secs: 0, buffer: { type: 'disk', max_size: 1024 ** 3 } }
           : { type: 'blackhole', inputs: ['in'], print_interval_secs: 0 };
-  const config = configFromObject({ data_dir: dir, sources: { in: { type: 'socket', mode: 'tcp', address: `127.0.0.1:${port}` } }, sinks: { out: sink } }, catalog);
+  const transforms = kind === 'regex' ? { parse: { type: 'remap', inputs: ['in'], source: `. |= parse_regex!(.message, r'${COMMON_LOG}')` } } : {};
+  if (kind === 'regex') (sink as { inputs: string[] }).inputs = ['parse'];
+  const config = configFromObject({ data_dir: dir, sources: { in: { type: 'socket', mode: 'tcp', address: `127.0.0.1:${port}` } }, transforms, sinks: { out: sink } }, catalog);
   const topo = new Topology({ log: new LogRoot('warn') });
   await topo.start(config);
   await listening(port);

@@ -2,7 +2,8 @@
  * socket(tcp) pipelines against a bare-Node baseline on the same corpus of 200-byte lines:
  * events/s, MiB/s and peak RSS per case, and each case's share of the baseline's MiB/s.
  * Usage: node dist/scripts/bench/tcp-pipelines.js [MiB=512] [cases=baseline,blackhole,file,http-baseline,http]
- * (also `disk`: blackhole behind a disk buffer, compared with `blackhole`, with the store's bytes per event)
+ * (also `disk`: blackhole behind a disk buffer, compared with `blackhole`, with the store's bytes per event;
+ * `regex-baseline` and `regex`: Apache common log lines parsed with the common-log regex, then posted as http does)
  */
 import { spawn } from 'node:child_process';
 import { createInterface } from 'node:readline';
@@ -41,7 +42,7 @@ interface Result {
 }
 
 async function runCase(kind: string): Promise<Result> {
-  const sender = spawn(process.execPath, [...script('tcp-send'), String(mib)], { stdio: ['pipe', 'pipe', 'inherit'] });
+  const sender = spawn(process.execPath, [...script('tcp-send'), String(mib), kind.startsWith('regex') ? 'apache' : 'syslog'], { stdio: ['pipe', 'pipe', 'inherit'] });
   const lines = Number(await firstLine(sender, 'READY'));
   // BENCH_CASE_NODE_ARGS, e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof", profiles the measured process only
   const extra = (process.env.BENCH_CASE_NODE_ARGS ?? '').split(' ').filter(Boolean);
@@ -65,7 +66,7 @@ console.log('| case | events/s | MiB/s | peak RSS MiB | share of baseline |');
 console.log('|---|---:|---:|---:|---:|');
 for (const r of results) {
   const mibs = bytes(r) / 1048576 / r.seconds;
-  const ref = r.case.startsWith('http') ? results.find((x) => x.case === 'http-baseline') : r.case === 'disk' ? (results.find((x) => x.case === 'blackhole') ?? base) : base;
+  const ref = r.case.startsWith('regex') ? results.find((x) => x.case === 'regex-baseline') : r.case.startsWith('http') ? results.find((x) => x.case === 'http-baseline') : r.case === 'disk' ? (results.find((x) => x.case === 'blackhole') ?? base) : base;
   const share = ref ? `${((mibs / (bytes(ref) / 1048576 / ref.seconds)) * 100).toFixed(0)}% of ${ref.case}` : '-';
   console.log(`| ${r.case} | ${Math.round(r.events / r.seconds).toLocaleString('en-US')} | ${mibs.toFixed(1)} | ${r.rssMiB.toFixed(0)} | ${share} |`);
 }
