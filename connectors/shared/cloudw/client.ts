@@ -1,0 +1,55 @@
+/**
+ * The configuration every `cloudw_*` SDK client is made with: region, endpoint, the credential
+ * chain, the SDK's own retries off (the skeleton's Fibonacci policy governs, reference sinks §0.9),
+ * keep-alive agents with the component's TLS and proxy settings, and a logger that stays quiet.
+ */
+import { NodeHttpHandler } from '@smithy/node-http-handler';
+import type { ComponentContext } from '../../../lib/component.js';
+import { resolveProxy } from '../../../lib/net/proxy.js';
+import { tlsConnectOptions } from '../../../lib/net/tls.js';
+import { cloudwAgents } from './agents.js';
+import { type CloudwCredentialProvider, cloudwCredentials, cloudwEnv } from './credentials.js';
+import type { CloudwConnection } from './options.js';
+
+type Env = Readonly<Record<string, string | undefined>>;
+
+/** Signing region when only `endpoint` is set (compatible services accept any). */
+export const ENDPOINT_ONLY_REGION = 'us-east-1';
+
+const quiet = { debug() {}, info() {}, warn() {}, error() {}, trace() {} };
+
+/** The config object for `new XxxClient(...)`; spread it and add service-specific keys (e.g. `forcePathStyle`). */
+export interface CloudwClientConfig {
+  readonly region: string;
+  readonly endpoint?: string;
+  readonly credentials: CloudwCredentialProvider;
+  readonly maxAttempts: 1;
+  readonly requestHandler: NodeHttpHandler;
+  readonly logger: typeof quiet;
+}
+
+/** Region in effect: `region`, `auth.region`, `CLOUDW_DEFAULT_REGION`/`CLOUDW_REGION` (and the `AWS_` names), else the endpoint-only default. */
+export function cloudwRegion(options: Pick<CloudwConnection, 'region' | 'auth'>, env: Env = process.env): string {
+  return options.region ?? options.auth.region ?? cloudwEnv(env, 'DEFAULT_REGION') ?? cloudwEnv(env, 'REGION') ?? ENDPOINT_ONLY_REGION;
+}
+
+/** The request handler alone (keep-alive agents, TLS, proxy); TLS files are read here, so bad ones fail at build. */
+export function cloudwRequestHandler(options: Pick<CloudwConnection, 'tls' | 'proxy'>, ctx: Pick<ComponentContext, 'globals'>, env: Env = process.env): NodeHttpHandler {
+  const { httpAgent, httpsAgent } = cloudwAgents(tlsConnectOptions(options.tls ?? undefined), resolveProxy(options.proxy, ctx.globals.proxy, env));
+  return new NodeHttpHandler({ httpAgent, httpsAgent });
+}
+
+/** Builds the client config; credentials are looked up at the first request (or the health check), not here. */
+export function cloudwClientConfig(options: CloudwConnection, ctx: Pick<ComponentContext, 'globals'>, env: Env = process.env): CloudwClientConfig {
+  const region = cloudwRegion(options, env);
+  const requestHandler = cloudwRequestHandler(options, ctx, env);
+  const credentials = cloudwCredentials(options.auth, env, { endpoint: options.endpoint, region, requestHandler });
+  return {
+    region,
+    ...(options.endpoint !== undefined ? { endpoint: options.endpoint } : {}),
+    credentials,
+    maxAttempts: 1,
+    requestHandler,
+    logger: quiet,
+  };
+}
