@@ -1,0 +1,103 @@
+/**
+ * Credentials of the `cloudg_*` sinks (spec 01 §5.2; reference sinks §0.10), tried in the spec's
+ * order: `credentials_path`, `api_key`, `CLOUDG_APPLICATION_CREDENTIALS` (or its common name
+ * `GOOGLE_APPLICATION_CREDENTIALS`), the instance service account. Tokens come from
+ * google-auth-library, which refreshes them before they expire; a token the service refuses
+ * (401) is dropped and fetched again.
+ */
+import type { OAuth2Client } from 'google-auth-library';
+import { metadataClient, metadataHost } from './metadata.js';
+import { readServiceAccountKey, serviceAccountClient } from './service-account.js';
+import type { CloudgAuthConfig } from './options.js';
+
+/** OAuth scopes (reference sinks §0.10). */
+export const SCOPES = {
+  pubsub: 'https://www.googleapis.com/auth/pubsub',
+  storage: 'https://www.googleapis.com/auth/devstorage.read_write',
+} as const;
+
+/** Where the credentials came from. */
+export type CredentialSource = 'credentials_path' | 'api_key' | 'CLOUDG_APPLICATION_CREDENTIALS' | 'GOOGLE_APPLICATION_CREDENTIALS' | 'metadata';
+
+/** The credentials of one sink, chosen once at build time. */
+export interface CloudgAuth {
+  readonly source: CredentialSource;
+  /** What was looked at, in order, for error messages. */
+  readonly tried: readonly string[];
+  /** The request URL with `key=<api_key>` in API-key mode, else `url` unchanged. */
+  url(url: string): string;
+  /** `Authorization: Bearer <token>` (a fresh token when the cached one is about to expire), or none with an API key. */
+  headers(): Promise<Record<string, string>>;
+  /** Forgets the cached token, so that the next request fetches a new one (after a 401). */
+  invalidate(): void;
+  /** Obtains a token now; rejects naming the source and everything tried before it. */
+  check(): Promise<void>;
+}
+
+/** Builds the credentials; a key file that cannot be read or used throws here, naming it. */
+export function createCloudgAuth(config: CloudgAuthConfig, scope: string, env: NodeJS.ProcessEnv = process.env): CloudgAuth {
+  const tried: string[] = [];
+  if (config.credentials_path) return tokenAuth('credentials_path', tried, `credentials_path ${config.credentials_path}`, serviceAccountClient(readServiceAccountKey(config.credentials_path), scope));
+  tried.push('credentials_path (unset)');
+  if (config.api_key) return apiKeyAuth(config.api_key, tried);
+  tried.push('api_key (unset)');
+  for (const name of ['CLOUDG_APPLICATION_CREDENTIALS', 'GOOGLE_APPLICATION_CREDENTIALS'] as const) {
+    const path = env[name];
+    if (path) return tokenAuth(name, tried, `${name}=${path}`, serviceAccountClient(readServiceAccountKey(path), scope));
+    tried.push(`${name} (unset)`);
+  }
+  const host = metadataHost(env);
+  return tokenAuth('metadata', tried, `the instance service account at metadata server ${host}`, metadataClient(host, scope));
+}
+
+function apiKeyAuth(key: string, tried: string[]): CloudgAuth {
+  return {
+    source: 'api_key',
+    tried,
+    url: (u) => {
+      // reference sinks §0.10: the key replaces the query string
+      const url = new URL(u);
+      url.search = `key=${encodeURIComponent(key)}`;
+      return url.toString();
+    },
+    headers: async () => ({}),
+    invalidate: () => undefined,
+    check: async () => undefined,
+  };
+}
+
+function tokenAuth(source: CredentialSource, tried: string[], what: string, client: OAuth2Client): CloudgAuth {
+  const token = async (): Promise<string> => {
+    try {
+      const { token: t } = await client.getAccessToken();
+      if (!t) throw new Error('no access token in the answer');
+      return t;
+    } catch (err) {
+      throw new CredentialsError(`no token from ${what}: ${(err as Error).message}`, [...tried, what]);
+    }
+  };
+  return {
+    source,
+    tried,
+    url: (u) => u,
+    headers: async () => ({ authorization: `Bearer ${await token()}` }),
+    invalidate: () => {
+      // an expiry in the past makes the library fetch again, whatever the source
+      client.credentials = { ...client.credentials, expiry_date: 1 };
+    },
+    check: async () => {
+      await token();
+    },
+  };
+}
+
+/** No usable credentials; `tried` lists every source looked at, in order. */
+export class CredentialsError extends Error {
+  override readonly name = 'CredentialsError';
+  constructor(
+    message: string,
+    readonly tried: readonly string[],
+  ) {
+    super(`${message} (tried: ${tried.join(', ')})`);
+  }
+}

@@ -1,0 +1,30 @@
+/** The credential options every `cloudg_*` sink has (spec 01 §2.3, §5.2), declared once. */
+import * as v from 'valibot';
+
+/** reference sinks §0.10: an API key is URL-safe base64 (it travels as the `key` query parameter). */
+const API_KEY = /^[A-Za-z0-9_-]+={0,2}$/;
+
+/** `credentials_path` and `api_key`, spread into a sink's schema. */
+export const cloudgAuthOptions = {
+  api_key: v.optional(
+    v.pipe(
+      v.string(),
+      v.minLength(1, 'must not be empty'),
+      v.regex(API_KEY, 'must be URL-safe base64 (letters, digits, "-" and "_")'),
+      v.description('API key, sent as the `key` query parameter; used when `credentials_path` is unset.'),
+    ),
+  ),
+  credentials_path: v.optional(
+    v.pipe(
+      v.string(),
+      v.minLength(1, 'must not be empty'),
+      v.description('Service-account key file (JSON). Unset: api_key, then CLOUDG_APPLICATION_CREDENTIALS, then the instance service account.'),
+    ),
+  ),
+};
+
+/** The validated credential options. */
+export interface CloudgAuthConfig {
+  readonly api_key?: string | undefined;
+  readonly credentials_path?: string | undefined;
+}

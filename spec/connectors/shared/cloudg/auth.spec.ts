@@ -1,0 +1,126 @@
+import { expect } from 'chai';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { SCOPES, createCloudgAuth } from '../../../../connectors/shared/cloudg/auth.js';
+import { freePort } from '../../../helpers/free-port.js';
+import { type GoogleTokenPeer, type TestServiceAccount, generateServiceAccount, startGoogleTokenPeer } from '../../../peers/google-token.js';
+
+const tmp = mkdtempSync(join(tmpdir(), 'weir-cloudg-auth-'));
+const bearer = (h: Record<string, string>) => /^Bearer (\S+)$/.exec(h.authorization ?? '')?.[1];
+
+describe('connectors/shared/cloudg: credentials in the spec order, tokens from google-auth-library', function () {
+  this.timeout(30_000);
+  let peer: GoogleTokenPeer;
+  let account: TestServiceAccount;
+  let keyFile: string;
+  before(async () => {
+    peer = await startGoogleTokenPeer();
+    account = generateServiceAccount();
+    peer.trust(account);
+    keyFile = account.writeKeyFile(tmp, peer.tokenUri);
+  });
+  after(() => peer.close());
+  beforeEach(() => {
+    peer.expiresIn = 3600;
+  });
+
+  it('credentials_path: the JWT goes to the key file token_uri, signed with its key, aud = token_uri, with the sink scope', async () => {
+    const before = peer.assertions.length;
+    const auth = createCloudgAuth({ credentials_path: keyFile }, SCOPES.storage, {});
+    expect(auth.source).to.equal('credentials_path');
+    const token = bearer(await auth.headers());
+    expect(peer.check(`Bearer ${token}`, SCOPES.storage)).to.equal('ok');
+    const claims = peer.assertions[before]!;
+    expect(claims).to.include({ iss: account.email, aud: peer.tokenUri, scope: SCOPES.storage });
+    expect(auth.url('http://h/x?a=1')).to.equal('http://h/x?a=1');
+  });
+
+  it('a key the endpoint does not trust is refused and the check names the file', async () => {
+    const stranger = generateServiceAccount('stranger@weir-test.iam.gserviceaccount.com');
+    const bad = stranger.writeKeyFile(tmp, peer.tokenUri, 'stranger.json');
+    const auth = createCloudgAuth({ credentials_path: bad }, SCOPES.pubsub, {});
+    const err = await auth.check().then(() => undefined, (e: Error) => e);
+    expect(err?.message, err?.message).to.include(`credentials_path ${bad}`).and.include('unknown issuer');
+    // the trusted email with another key: the signature check refuses it
+    const forgedFile = generateServiceAccount(account.email).writeKeyFile(tmp, peer.tokenUri, 'forged.json');
+    const err2 = await createCloudgAuth({ credentials_path: forgedFile }, SCOPES.pubsub, {}).check().then(() => undefined, (e: Error) => e);
+    expect(err2?.message).to.include('Invalid JWT Signature');
+  });
+
+  it('an unreadable or foreign key file fails at build, naming it', () => {
+    expect(() => createCloudgAuth({ credentials_path: join(tmp, 'missing.json') }, SCOPES.pubsub, {})).to.throw(/cannot read credentials file .*missing\.json/);
+    const user = join(tmp, 'user.json');
+    writeFileSync(user, JSON.stringify({ type: 'authorized_user', client_id: 'x' }));
+    expect(() => createCloudgAuth({ credentials_path: user }, SCOPES.pubsub, {})).to.throw(/only "service_account"/);
+  });
+
+  it('api_key after credentials_path: sent as the key query parameter, no Authorization header', async () => {
+    const auth = createCloudgAuth({ api_key: 'AIza-Key_1' }, SCOPES.pubsub, { CLOUDG_APPLICATION_CREDENTIALS: keyFile });
+    expect(auth.source).to.equal('api_key');
+    expect(auth.url('https://pubsub.example/v1/projects/p/topics/t:publish?x=1')).to.equal('https://pubsub.example/v1/projects/p/topics/t:publish?key=AIza-Key_1');
+    expect(await auth.headers()).to.deep.equal({});
+    expect(createCloudgAuth({ api_key: 'k', credentials_path: keyFile }, SCOPES.pubsub, {}).source).to.equal('credentials_path');
+  });
+
+  it('CLOUDG_APPLICATION_CREDENTIALS, then GOOGLE_APPLICATION_CREDENTIALS', async () => {
+    const other = generateServiceAccount('other@weir-test.iam.gserviceaccount.com');
+    peer.trust(other);
+    const otherFile = other.writeKeyFile(tmp, peer.tokenUri, 'other.json');
+    const a = createCloudgAuth({}, SCOPES.pubsub, { CLOUDG_APPLICATION_CREDENTIALS: keyFile, GOOGLE_APPLICATION_CREDENTIALS: otherFile });
+    expect(a.source).to.equal('CLOUDG_APPLICATION_CREDENTIALS');
+    await a.check();
+    expect(peer.assertions.at(-1)).to.include({ iss: account.email });
+    const b = createCloudgAuth({}, SCOPES.pubsub, { GOOGLE_APPLICATION_CREDENTIALS: otherFile });
+    expect(b.source).to.equal('GOOGLE_APPLICATION_CREDENTIALS');
+    expect(peer.check(`Bearer ${bearer(await b.headers())}`, SCOPES.pubsub)).to.equal('ok');
+    expect(peer.assertions.at(-1)).to.include({ iss: other.email });
+  });
+
+  it('the instance service account: a token from the metadata server at CLOUDG_METADATA_HOST', async () => {
+    const auth = createCloudgAuth({}, SCOPES.pubsub, { CLOUDG_METADATA_HOST: peer.metadataHost });
+    expect(auth.source).to.equal('metadata');
+    const token = bearer(await auth.headers())!;
+    expect(peer.issued.get(token)).to.include({ via: 'metadata', scope: SCOPES.pubsub });
+    const req = peer.http.requests.filter((r) => r.path.startsWith('/computeMetadata')).at(-1)!;
+    expect(req.headers['metadata-flavor']).to.equal('Google');
+  });
+
+  it('no credentials anywhere: the check fails naming every source tried', async () => {
+    const closed = await freePort();
+    const auth = createCloudgAuth({}, SCOPES.pubsub, { GCE_METADATA_HOST: `127.0.0.1:${closed}` });
+    const err = await auth.check().then(() => undefined, (e: Error) => e);
+    expect(err?.message)
+      .to.include('credentials_path (unset)')
+      .and.include('api_key (unset)')
+      .and.include('CLOUDG_APPLICATION_CREDENTIALS (unset)')
+      .and.include('GOOGLE_APPLICATION_CREDENTIALS (unset)')
+      .and.include(`metadata server 127.0.0.1:${closed}`);
+  });
+
+  it('refreshes a token before it expires, and keeps one that is far from expiry', async () => {
+    const auth = createCloudgAuth({ credentials_path: keyFile }, SCOPES.pubsub, {});
+    peer.expiresIn = 3600;
+    const t1 = bearer(await auth.headers());
+    expect(bearer(await auth.headers())).to.equal(t1);
+    // a token within the refresh margin (5 minutes) of its expiry is replaced before use
+    peer.expiresIn = 60;
+    auth.invalidate();
+    const t2 = bearer(await auth.headers());
+    const t3 = bearer(await auth.headers());
+    expect(t2).to.not.equal(t1);
+    expect(t3).to.not.equal(t2);
+    expect(peer.check(`Bearer ${t3}`, SCOPES.pubsub)).to.equal('ok');
+  });
+
+  it('a refused token is dropped: invalidate fetches a new one', async () => {
+    const auth = createCloudgAuth({ credentials_path: keyFile }, SCOPES.pubsub, {});
+    const t1 = bearer(await auth.headers())!;
+    peer.expire(t1);
+    expect(peer.check(`Bearer ${t1}`, SCOPES.pubsub)).to.equal('expired');
+    auth.invalidate();
+    const t2 = bearer(await auth.headers())!;
+    expect(t2).to.not.equal(t1);
+    expect(peer.check(`Bearer ${t2}`, SCOPES.pubsub)).to.equal('ok');
+  });
+});
