@@ -1046,6 +1046,7 @@ export class Compiler {
           ),
         );
       }
+      if (e.target.kind === 'noop' && e.err.kind === 'noop') this.unnecessaryNoop(e, [e.target.span[0], e.err.span[1]]);
       const okKind = union(K.undefinedToNull(rhs.kind), K.kindOfValue(defaultOf(rhs.kind)));
       const def = defaultOf(rhs.kind);
       const setOk = this.store(e.target, okKind, st, sc, assignSpan);
@@ -1101,6 +1102,7 @@ export class Compiler {
         ]),
       );
     }
+    if (e.target.kind === 'noop') this.unnecessaryNoop(e, [e.target.span[0], Math.max(e.target.span[0], e.expr.span[0] - 1)]);
     const rhsDisplay = e.expr.k === 'object' && e.expr.entries.length === 0 ? '{  }' : exprText;
     const set = this.store(e.target, rhs.kind, st, sc, assignSpan, rhs.isConstant && !e.merge ? rhs.constant : undefined, rhsDisplay);
     const r = copyIfNeeded(e.expr, rhs.run, e.merge, this.opts.functions);
@@ -1114,6 +1116,18 @@ export class Compiler {
       fallible: false,
       isConstant: false,
     };
+  }
+
+  /** E640: `_ = expr` (or `_, _ = expr`) discards a value that needs no discarding; VRL's spans. */
+  private unnecessaryNoop(e: Expr & { k: 'assign' }, assignSpan: Span): never {
+    const targetSpan = e.target.span;
+    this.fail(
+      this.err(640, 'unnecessary no-op assignment', [
+        primary('this no-op assignment has no effect', e.expr.span),
+        secondary('either assign to a path or variable here', targetSpan),
+        secondary('or remove the assignment', assignSpan),
+      ]),
+    );
   }
 
   // ---------------------------------------------------------------- function calls

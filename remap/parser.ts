@@ -40,12 +40,14 @@ class Parser {
 
   fail(message: string, span: Span, code = 203, labels?: string[]): never {
     const msgs = labels ?? [message];
-    const title = code === 203 ? 'syntax error' : message;
+    const title = code === 203 || code === 204 ? 'syntax error' : message;
     throw new ParseFail(new Diagnostic('error', code, title, msgs.map((m) => primary(m, span))));
   }
   unexpected(): never {
     const c = this.src[this.pos];
-    const what = c === undefined ? 'end of program' : c === '\n' ? 'newline' : `"${c}"`;
+    // VRL: E204 when the program ends where more was expected, E203 for a wrong token
+    if (c === undefined) this.fail('unexpected end of program', [this.pos, this.pos], 204);
+    const what = c === '\n' ? 'newline' : `"${c}"`;
     this.fail(`unexpected ${what}`, [this.pos, Math.min(this.pos + 1, this.src.length)]);
   }
 
@@ -428,7 +430,7 @@ class Parser {
     if (isFloat) return { k: 'lit', value: new Float(Number(text)), span };
     const big = BigInt(text);
     if (big > 9223372036854775807n || big < -9223372036854775808n) {
-      this.fail('invalid numeric literal', span, 204, ['number too large to fit in target type']);
+      this.fail('invalid numeric literal', span, 206, ['invalid numeric literal: number too large to fit in target type']);
     }
     return { k: 'lit', value: Number(text), span };
   }
@@ -442,7 +444,7 @@ class Parser {
     let cur = '';
     for (;;) {
       const c = s[this.pos];
-      if (c === undefined) this.fail('invalid literal', [start, start + 1], 208, ['invalid literal']);
+      if (c === undefined) this.fail('invalid string literal', [start, start + 1], 207, ['invalid string literal']);
       if (c === '"') {
         this.pos++;
         break;

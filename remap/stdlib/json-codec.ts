@@ -31,8 +31,9 @@ export function parseJsonText(text: string, maxDepth?: number): Value {
 }
 
 // a number token (after `:`, `,`, `[` or at the start) with an exponent or an all-zero fraction;
-// the same text inside a string only costs the slower path
-const AMBIGUOUS_NUMBER = /(?:^|[:,[])\s*-?\d+(?:\.\d+)?[eE]|(?:^|[:,[])\s*-?\d+\.0+(?![0-9])|__proto__/;
+// the same text inside a string only costs the slower path; so do surrogate escapes, which
+// serde_json checks for pairing where JSON.parse does not
+const AMBIGUOUS_NUMBER = /(?:^|[:,[])\s*-?\d+(?:\.\d+)?[eE]|(?:^|[:,[])\s*-?\d+\.0+(?![0-9])|__proto__|\\u[dD][89a-fA-F]/;
 
 /** Native parse result to a value (non-integers become Float); undefined when the exact parser must decide. */
 function fromNative(v: unknown, depth: number, maxDepth: number): Value | undefined {
@@ -65,130 +66,240 @@ function fromNative(v: unknown, depth: number, maxDepth: number): Value | undefi
   return o as ObjectValue;
 }
 
-/** The character-by-character JSON parser: exact numbers kinds, VRL's error messages; `maxDepth` as for {@link parseJsonText}. */
+/** serde_json's position of a byte index: line from 1, column = bytes since the line's start. */
+function positionOf(s: string, at: number): string {
+  const lineStart = at === 0 ? 0 : s.lastIndexOf('\n', at - 1) + 1;
+  let line = 1;
+  for (let k = s.indexOf('\n'); k >= 0 && k < lineStart; k = s.indexOf('\n', k + 1)) line++;
+  return `at line ${line} column ${utf8Length(s, lineStart, at)}`;
+}
+
+function utf8Length(s: string, from: number, to: number): number {
+  let n = 0;
+  for (let k = from; k < to; k++) {
+    const c = s.charCodeAt(k);
+    n += c < 0x80 ? 1 : c < 0x800 ? 2 : c >= 0xd800 && c <= 0xdbff ? (k++, 4) : 3;
+  }
+  return n;
+}
+
+const HEX4 = /^[0-9a-fA-F]{4}$/;
+const ESCAPES: Record<string, string> = { '"': '"', '\\': '\\', '/': '/', b: '\b', f: '\f', n: '\n', r: '\r', t: '\t' };
+
+/**
+ * The character-by-character JSON parser: exact number kinds; errors as serde_json words and places
+ * them (a consumed byte's error at the index after it, a peeked byte's at the index after the
+ * peek); `maxDepth` as for {@link parseJsonText}.
+ */
 export function parseJsonExact(text: string, maxDepth?: number): Value {
   let i = 0;
-  const s = text;
-  const pos = (at: number): string => {
-    let line = 1;
-    let col = 0;
-    for (let k = 0; k < at && k < s.length; k++) {
-      if (s[k] === '\n') {
-        line++;
-        col = 0;
-      } else col++;
-    }
-    return `at line ${line} column ${Math.max(col, 0) + (at < s.length ? 1 : 0)}`;
+  // a leading byte order mark is skipped, as VRL does; positions count from after it
+  const s = text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
+  const len = s.length;
+  const errAt = (m: string, at: number): never => {
+    throw new JsonError(`${m} ${positionOf(s, at)}`);
   };
-  const err = (m: string, at = i): never => {
-    throw new JsonError(`${m} ${pos(at)}`);
-  };
+  /** Error caused by a byte already consumed. */
+  const err = (m: string): never => errAt(m, i);
+  /** Error caused by the byte at `i`, only peeked. */
+  const peekErr = (m: string): never => errAt(m, Math.min(len, i + 1));
   const ws = (): void => {
-    while (i < s.length) {
+    while (i < len) {
       const c = s.charCodeAt(i);
       if (c === 32 || c === 9 || c === 10 || c === 13) i++;
       else break;
     }
   };
-  const val = (depth: number): Value => {
-    ws();
-    if (i >= s.length) err('EOF while parsing a value', s.length);
-    const c = s[i];
-    if (c === '{') {
-      if (depth >= limit) return tooDeep();
+  const ident = (rest: string): void => {
+    for (const want of rest) {
+      if (i >= len) err('EOF while parsing a value');
+      if (s[i++] !== want) err('expected ident');
+    }
+  };
+  const isDigitAt = (k: number): boolean => k < len && s.charCodeAt(k) >= 48 && s.charCodeAt(k) <= 57;
+  const number = (start: number): Value => {
+    if (i >= len) err('EOF while parsing a value');
+    const first = s[i++]!;
+    if (first === '0') {
+      if (isDigitAt(i)) peekErr('invalid number');
+    } else if (first >= '1' && first <= '9') {
+      while (isDigitAt(i)) i++;
+    } else err('invalid number');
+    let isFloat = false;
+    if (s[i] === '.') {
+      isFloat = true;
       i++;
-      const o: ObjectValue = {};
-      ws();
-      if (s[i] === '}') {
-        i++;
-        return o;
-      }
-      for (;;) {
-        ws();
-        if (i >= s.length) err('EOF while parsing an object', s.length);
-        if (s[i] !== '"') err('key must be a string');
-        const k = string();
-        ws();
-        if (i >= s.length) err('EOF while parsing an object', s.length);
-        if (s[i] !== ':') err('expected `:`');
-        i++;
-        const item = val(depth + 1);
-        // `__proto__` is an ordinary key in JSON: define it rather than set the prototype
-        if (k === '__proto__') Object.defineProperty(o, k, { value: item, enumerable: true, writable: true, configurable: true });
-        else o[k] = item;
-        ws();
-        if (i >= s.length) err('EOF while parsing an object', s.length);
-        if (s[i] === ',') {
-          i++;
-          ws();
-          if (s[i] === '}') err('trailing comma');
-          continue;
-        }
-        if (s[i] === '}') {
-          i++;
-          return o;
-        }
-        err('expected `,` or `}`');
-      }
+      const digits = i;
+      while (isDigitAt(i)) i++;
+      if (i === digits) peekErr(i >= len ? 'EOF while parsing a value' : 'invalid number');
     }
-    if (c === '[') {
-      if (depth >= limit) return tooDeep();
+    if (s[i] === 'e' || s[i] === 'E') {
+      isFloat = true;
       i++;
-      const a: Value[] = [];
-      ws();
-      if (s[i] === ']') {
-        i++;
-        return a;
-      }
-      for (;;) {
-        a.push(val(depth + 1));
-        ws();
-        if (i >= s.length) err('EOF while parsing a list', s.length);
-        if (s[i] === ',') {
-          i++;
-          ws();
-          if (s[i] === ']') err('trailing comma');
-          continue;
-        }
-        if (s[i] === ']') {
-          i++;
-          return a;
-        }
-        err('expected `,` or `]`');
-      }
+      if (s[i] === '+' || s[i] === '-') i++;
+      if (i >= len) err('EOF while parsing a value');
+      if (!isDigitAt(i++)) err('invalid number');
+      while (isDigitAt(i)) i++;
     }
-    if (c === '"') return string();
-    if (s.startsWith('true', i)) {
-      i += 4;
-      return true;
+    const literal = s.slice(start, i);
+    const n = Number(literal);
+    if (isFloat) {
+      if (!Number.isFinite(n)) err('number out of range');
+      return new Float(n);
     }
-    if (s.startsWith('false', i)) {
-      i += 5;
-      return false;
-    }
-    if (s.startsWith('null', i)) {
-      i += 4;
-      return null;
-    }
-    const m = /^-?(?:0|[1-9]\d*)(\.\d+)?([eE][-+]?\d+)?/.exec(s.slice(i, i + 400));
-    if (!m) err(c !== undefined && /[a-zA-Z]/.test(c) ? 'expected ident' : 'expected value', i + 1);
-    i += m![0].length;
-    if (m![1] || m![2]) return new Float(Number(m![0]));
-    const n = Number(m![0]);
     if (!Number.isSafeInteger(n)) {
-      const b = BigInt(m![0]);
+      const b = BigInt(literal);
       if (b > 9223372036854775807n || b < -9223372036854775808n) return new Float(n);
     }
     return n;
   };
+  const hex4 = (): number => {
+    if (i + 4 > len) {
+      i = len;
+      err('EOF while parsing a string');
+    }
+    const hex = s.slice(i, i + 4);
+    i += 4;
+    if (!HEX4.test(hex)) err('invalid escape');
+    return parseInt(hex, 16);
+  };
+  const unicodeEscape = (): string => {
+    const n = hex4();
+    if (n >= 0xdc00 && n <= 0xdfff) err('lone leading surrogate in hex escape');
+    if (n < 0xd800 || n > 0xdbff) return String.fromCharCode(n);
+    if (i >= len) err('EOF while parsing a string');
+    if (s[i] !== '\\') {
+      i++;
+      err('unexpected end of hex escape');
+    }
+    i++;
+    if (i >= len) err('EOF while parsing a string');
+    if (s[i] !== 'u') {
+      i++;
+      err('unexpected end of hex escape');
+    }
+    i++;
+    const n2 = hex4();
+    if (n2 < 0xdc00 || n2 > 0xdfff) err('lone leading surrogate in hex escape');
+    return String.fromCharCode(n, n2);
+  };
+  /** A string body; `i` is past the opening quote. */
+  const string = (): string => {
+    let out = '';
+    let seg = i;
+    for (;;) {
+      if (i >= len) err('EOF while parsing a string');
+      const ch = s.charCodeAt(i);
+      if (ch === 34) {
+        out += s.slice(seg, i);
+        i++;
+        return out;
+      }
+      if (ch === 92) {
+        out += s.slice(seg, i);
+        i++;
+        if (i >= len) err('EOF while parsing a string');
+        const e = s[i++]!;
+        if (e === 'u') out += unicodeEscape();
+        else if (ESCAPES[e] !== undefined) out += ESCAPES[e];
+        else err('invalid escape');
+        seg = i;
+        continue;
+      }
+      if (ch < 32) {
+        i++;
+        err('control character (\\u0000-\\u001F) found while parsing a string');
+      }
+      i++;
+    }
+  };
+  const val = (depth: number): Value => {
+    ws();
+    if (i >= len) peekErr('EOF while parsing a value');
+    const c = s[i];
+    switch (c) {
+      case 'n':
+        i++;
+        ident('ull');
+        return null;
+      case 't':
+        i++;
+        ident('rue');
+        return true;
+      case 'f':
+        i++;
+        ident('alse');
+        return false;
+      case '-': {
+        const start = i++;
+        return number(start);
+      }
+      case '"':
+        i++;
+        return string();
+      case '[': {
+        if (depth >= limit) return tooDeep();
+        i++;
+        const a: Value[] = [];
+        for (let first = true; ; first = false) {
+          ws();
+          if (i >= len) peekErr('EOF while parsing a list');
+          if (s[i] === ']') break;
+          if (!first) {
+            if (s[i] !== ',') peekErr('expected `,` or `]`');
+            i++;
+            ws();
+            if (i >= len) peekErr('EOF while parsing a value');
+            if (s[i] === ']') peekErr('trailing comma');
+          }
+          a.push(val(depth + 1));
+        }
+        i++;
+        return a;
+      }
+      case '{': {
+        if (depth >= limit) return tooDeep();
+        i++;
+        const o: ObjectValue = {};
+        for (let first = true; ; first = false) {
+          ws();
+          if (i >= len) peekErr('EOF while parsing an object');
+          if (s[i] === '}') break;
+          if (!first) {
+            if (s[i] !== ',') peekErr('expected `,` or `}`');
+            i++;
+            ws();
+            if (i >= len) peekErr('EOF while parsing a value');
+            if (s[i] === '}') peekErr('trailing comma');
+          }
+          if (s[i] !== '"') peekErr('key must be a string');
+          i++;
+          const k = string();
+          ws();
+          if (i >= len) peekErr('EOF while parsing an object');
+          if (s[i] !== ':') peekErr('expected `:`');
+          i++;
+          const item = val(depth + 1);
+          // `__proto__` is an ordinary key in JSON: define it rather than set the prototype
+          if (k === '__proto__') Object.defineProperty(o, k, { value: item, enumerable: true, writable: true, configurable: true });
+          else o[k] = item;
+        }
+        i++;
+        return o;
+      }
+      default:
+        if (c! >= '0' && c! <= '9') return number(i);
+        return peekErr('expected value');
+    }
+  };
   const limit = maxDepth ?? RECURSION_LIMIT - 1;
-  const tooDeep = (): Value => (maxDepth === undefined ? err('recursion limit exceeded', i) : skipRaw());
+  const tooDeep = (): Value => (maxDepth === undefined ? peekErr('recursion limit exceeded') : skipRaw());
   const skipRaw = (): Value => {
     // beyond max_depth: the raw JSON text is kept as a string
     const start = i;
     let depth = 0;
     let inStr = false;
-    for (; i < s.length; i++) {
+    for (; i < len; i++) {
       const ch = s[i];
       if (inStr) {
         if (ch === '\\') i++;
@@ -205,44 +316,10 @@ export function parseJsonExact(text: string, maxDepth?: number): Value {
     }
     return s.slice(start, i);
   };
-  const string = (): string => {
-    const start = i;
-    i++;
-    let out = '';
-    let seg = i;
-    for (;;) {
-      if (i >= s.length) err('EOF while parsing a string', s.length);
-      const ch = s.charCodeAt(i);
-      if (ch === 34) {
-        out += s.slice(seg, i);
-        i++;
-        return out;
-      }
-      if (ch === 92) {
-        out += s.slice(seg, i);
-        const e = s[i + 1];
-        const map: Record<string, string> = { '"': '"', '\\': '\\', '/': '/', b: '\b', f: '\f', n: '\n', r: '\r', t: '\t' };
-        if (e === 'u') {
-          const hex = s.slice(i + 2, i + 6);
-          if (!/^[0-9a-fA-F]{4}$/.test(hex)) err('invalid escape', i + 2);
-          out += String.fromCharCode(parseInt(hex, 16));
-          i += 6;
-        } else if (e !== undefined && map[e] !== undefined) {
-          out += map[e];
-          i += 2;
-        } else err('invalid escape', i + 2);
-        seg = i;
-        continue;
-      }
-      if (ch < 32) err('control character (\\u0000-\\u001F) found while parsing a string', i + 1);
-      i++;
-    }
-    void start;
-  };
   try {
     const v = val(0);
     ws();
-    if (i < s.length) err('trailing characters', i + 1);
+    if (i < len) peekErr('trailing characters');
     return v;
   } catch (e) {
     if (e instanceof JsonError) throw new VrlError(`unable to parse json: ${e.message}`);

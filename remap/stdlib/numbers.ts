@@ -28,6 +28,17 @@ function rounding(name: string, description: string, f: (x: number) => number): 
   });
 }
 
+/** The shortest decimal text of a number without exponent (`1e-7` is `0.0000001`), as a decimal type prints it. */
+function plainDecimal(n: number): string {
+  const text = String(n);
+  const m = /^(-?)(\d)(?:\.(\d+))?e([-+]\d+)$/.exec(text);
+  if (!m) return text;
+  const digits = m[2]! + (m[3] ?? '');
+  const point = 1 + Number(m[4]);
+  const body = point <= 0 ? '0.' + '0'.repeat(-point) + digits : point >= digits.length ? digits + '0'.repeat(point - digits.length) : digits.slice(0, point) + '.' + digits.slice(point);
+  return m[1]! + body;
+}
+
 /** Rounds half away from zero, as Rust's f64::round. */
 const roundHalfAway = (x: number): number => (x < 0 ? -Math.round(-x) : Math.round(x));
 
@@ -83,12 +94,15 @@ export const numberFunctions: readonly FnDef[] = [
     ],
     returns: K.K_BYTES,
     call: ([v, s, d, g]) => {
-      const n = num(v);
-      // toFixed takes 0..100 digits; a float has no more than 100 significant decimals anyway
-      let text = s === undefined || s === null ? String(n) : n.toFixed(Math.min(100, Math.max(0, s as number)));
+      let text = plainDecimal(num(v));
       const neg = text.startsWith('-');
       if (neg) text = text.slice(1);
       let [int, frac] = text.split('.') as [string, string | undefined];
+      if (s !== undefined && s !== null) {
+        // VRL truncates to the scale (1234.567 at scale 2 is 1234.56) and pads with zeros
+        const scale = Math.max(0, s as number);
+        frac = scale === 0 ? undefined : (frac ?? '').slice(0, scale).padEnd(scale, '0');
+      }
       if (typeof g === 'string') int = int.replace(/\B(?=(\d{3})+(?!\d))/g, g);
       return (neg ? '-' : '') + int + (frac !== undefined ? (typeof d === 'string' ? d : '.') + frac : '');
     },
