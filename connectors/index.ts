@@ -17,6 +17,7 @@ import { remapTransform } from './transforms/remap/index.js';
 import { throttleTransform } from './transforms/throttle/index.js';
 import { tokenizerTransform } from './transforms/tokenizer/index.js';
 import { blackholeSink } from './sinks/blackhole/index.js';
+import { cloudwQueueSink } from './sinks/cloudw_queue/index.js';
 import { consoleSink } from './sinks/console/index.js';
 import { fileSink } from './sinks/file/index.js';
 import { httpSink } from './sinks/http/index.js';
@@ -43,6 +44,7 @@ export const components: readonly ComponentDef[] = [
   throttleTransform,
   tokenizerTransform,
   blackholeSink,
+  cloudwQueueSink,
   consoleSink,
   fileSink,
   httpSink,

@@ -1,0 +1,52 @@
+/** Options of the `cloudw_queue` sink (spec 01 §2.1, §2.2, §2.3 `cloudw_queue`; reference sinks §9). */
+import * as v from 'valibot';
+import { encodingSchema } from '../../../lib/codecs/encoding.js';
+import { type RequestDefaults, REQUEST_DEFAULTS, pathItem, requestSchema, sinkObject, throwsNot } from '../../../lib/config/shared.js';
+import { compileTemplate } from '../../../lib/template.js';
+import { cloudwConnectionEntries, requireRegionOrEndpoint } from '../../shared/cloudw/options.js';
+
+/** spec 01 §2.1: the request defaults of this sink (rate 5 per second, retry waits up to 10 s, 30 s per attempt). */
+export const QUEUE_REQUEST_DEFAULTS: RequestDefaults = {
+  ...REQUEST_DEFAULTS,
+  rate_limit_num: 5,
+  retry_attempts: 1.8446744073709552e19,
+  retry_max_duration_secs: 10,
+  timeout_secs: 30,
+};
+
+const templateOption = (description: string) =>
+  v.pipe(v.string(), v.minLength(1, 'must not be empty'), throwsNot(compileTemplate), v.description(description));
+
+/** A queue is FIFO when its URL (its name) ends in `.fifo`. */
+export const isFifoQueue = (queueUrl: string): boolean => queueUrl.replace(/\/+$/, '').endsWith('.fifo');
+
+/** Valibot schema of the `cloudw_queue` sink; it has no batch options (spec 01 §2.3). */
+export const CloudwQueueSinkConfig = v.pipe(
+  sinkObject(
+    'cloudw_queue',
+    {
+      queue_url: v.pipe(v.string(), v.url('must be a URL'), v.description('URL of the queue to send to.')),
+      ...cloudwConnectionEntries(),
+      message_group_id: v.optional(templateOption('Template of the message group of each event; required for FIFO queues, refused for others.')),
+      message_deduplication_id: v.optional(templateOption('Template of the deduplication id of each event (FIFO queues); must be unique per event.')),
+      // spec 01 §2.3: the codec is optional here; json when unset
+      encoding: v.optional(encodingSchema(['json', 'text'] as const, {}, 'json'), {}),
+      request: requestSchema(QUEUE_REQUEST_DEFAULTS),
+    },
+    { proxy: true },
+  ),
+  requireRegionOrEndpoint(),
+  v.rawCheck(({ dataset, addIssue }) => {
+    if (!dataset.typed) return;
+    const c = dataset.value;
+    const fifo = isFifoQueue(c.queue_url);
+    if (fifo && c.message_group_id === undefined)
+      addIssue({ message: 'message_group_id is required for a FIFO queue (queue_url ends in ".fifo")', path: [pathItem(c, 'message_group_id')] });
+    if (!fifo && c.message_group_id !== undefined)
+      addIssue({ message: 'message_group_id applies only to FIFO queues (queue_url ending in ".fifo")', path: [pathItem(c, 'message_group_id')] });
+    if (!fifo && c.message_deduplication_id !== undefined)
+      addIssue({ message: 'message_deduplication_id applies only to FIFO queues (queue_url ending in ".fifo")', path: [pathItem(c, 'message_deduplication_id')] });
+  }),
+);
+/** Validated `cloudw_queue` sink options. */
+export type CloudwQueueSinkConfig = v.InferOutput<typeof CloudwQueueSinkConfig>;

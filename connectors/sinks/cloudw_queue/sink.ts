@@ -1,0 +1,81 @@
+/** The `cloudw_queue` sink (spec 01 §2.3; reference sinks §9) as a composition of the request-sink skeleton. */
+import { GetQueueAttributesCommand, SQSClient, SendMessageBatchCommand, type SendMessageBatchCommandOutput } from '@aws-sdk/client-sqs';
+import { type OperatorFunction, Subject, filter, merge, tap } from 'rxjs';
+import type { ComponentContext, SinkContext } from '../../../lib/component.js';
+import type { Delivery, EventBatch } from '../../../lib/event.js';
+import { cloudwClientConfig } from '../../shared/cloudw/client.js';
+import { cloudwHealthcheck } from '../../shared/cloudw/healthcheck.js';
+import { isRetriableCloudwError } from '../../shared/cloudw/retry.js';
+import { requestSink } from '../../shared/request-sink.js';
+import type { CloudwQueueSinkConfig } from './config.js';
+import { MAX_BATCH_ENTRIES, MAX_MESSAGE_BYTES, type QueueMessage, createQueueEncoder } from './encoder.js';
+import { type QueueRequest, buildQueueRequest } from './request.js';
+import { classifyBatchAnswer } from './retry.js';
+
+/** The client the sink sends with (tests pass one that points at a proxy). */
+export const createQueueClient = (config: CloudwQueueSinkConfig, ctx: Pick<ComponentContext, 'globals'>): SQSClient =>
+  new SQSClient(cloudwClientConfig(config, ctx));
+
+/**
+ * Builds the sink. Messages go out in SendMessageBatch calls of at most 10 entries and 256 KiB
+ * (spec 01 §2.3: no batch options; the batch is what is at hand, never held back by a timer); a
+ * message over 256 KiB alone is rejected and counted.
+ */
+export function buildCloudwQueueSink(config: CloudwQueueSinkConfig, ctx: SinkContext, client?: SQSClient): OperatorFunction<EventBatch, Delivery> {
+  const sqs = client ?? createQueueClient(config, ctx);
+  const encoder = createQueueEncoder(config, ctx.globals.log_schema);
+  const renderIds = encoder.renderIds;
+  const rejectedEntries = ctx.telemetry.counter('component_errors_total', { error_type: 'request_failed', stage: 'sending' });
+  return (source) => {
+    // entries the service refused for the sender's fault end rejected beside the skeleton's deliveries
+    const refused$ = new Subject<Delivery>();
+    const sent$ = source.pipe(
+      requestSink<QueueMessage, QueueRequest, SendMessageBatchCommandOutput>(
+        {
+          encode: encoder.encode,
+          // the ids render where templates do, so a missing field rejects that one event as template_failed
+          partition:
+            renderIds === undefined
+              ? undefined
+              : (m) => {
+                  renderIds(m);
+                  return '';
+                },
+          build: (items) => buildQueueRequest(items),
+          send: (req, signal) => sqs.send(new SendMessageBatchCommand({ QueueUrl: config.queue_url, Entries: req.entries }), { abortSignal: signal }),
+          classify: (res, req) =>
+            classifyBatchAnswer(res, req, (r) => {
+              rejectedEntries.add();
+              ctx.log.error('Messages refused by the queue; events not delivered.', { error: r.reason, events: r.events.length });
+              refused$.next({ status: 'rejected', events: r.events, bytes: 0 });
+            }),
+          isRetriableError: isRetriableCloudwError,
+          close: () => (client ? undefined : sqs.destroy()),
+        },
+        { limits: { maxEvents: MAX_BATCH_ENTRIES, maxBytes: MAX_MESSAGE_BYTES, timeoutMs: 0 }, request: config.request, rejectOversize: true },
+        ctx,
+      ),
+      tap({ complete: () => refused$.complete(), error: () => refused$.complete() }),
+    );
+    return merge(refused$, sent$).pipe(filter((d) => d.events.length > 0));
+  };
+}
+
+/**
+ * reference sinks §9: GetQueueAttributes on the queue, never retried; any answer is healthy. The
+ * credentials are looked up first, so a check without any says which sources were tried.
+ */
+export async function cloudwQueueHealthcheck(config: CloudwQueueSinkConfig, ctx: Pick<ComponentContext, 'globals'>, client?: SQSClient): Promise<void> {
+  if (config.healthcheck.enabled === false) return;
+  const clientConfig = cloudwClientConfig(config, ctx);
+  const sqs = client ?? new SQSClient(clientConfig);
+  try {
+    await cloudwHealthcheck(
+      clientConfig.credentials,
+      async (signal) => void (await sqs.send(new GetQueueAttributesCommand({ QueueUrl: config.queue_url }), { abortSignal: signal })),
+      config.request.timeout_secs * 1000,
+    );
+  } finally {
+    if (!client) sqs.destroy();
+  }
+}
