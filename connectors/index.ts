@@ -17,6 +17,7 @@ import { remapTransform } from './transforms/remap/index.js';
 import { throttleTransform } from './transforms/throttle/index.js';
 import { tokenizerTransform } from './transforms/tokenizer/index.js';
 import { blackholeSink } from './sinks/blackhole/index.js';
+import { cloudwMonitorLogsSink } from './sinks/cloudw_monitor_logs/index.js';
 import { cloudwQueueSink } from './sinks/cloudw_queue/index.js';
 import { consoleSink } from './sinks/console/index.js';
 import { fileSink } from './sinks/file/index.js';
@@ -44,6 +45,7 @@ export const components: readonly ComponentDef[] = [
   throttleTransform,
   tokenizerTransform,
   blackholeSink,
+  cloudwMonitorLogsSink,
   cloudwQueueSink,
   consoleSink,
   fileSink,

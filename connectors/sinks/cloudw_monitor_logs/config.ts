@@ -1,0 +1,59 @@
+/** Options of the `cloudw_monitor_logs` sink (spec 01 §2.1, §2.2, §2.3 `cloudw_monitor_logs`; reference sinks §8). */
+import * as v from 'valibot';
+import { encodingSchema } from '../../../lib/codecs/encoding.js';
+import { batchSchema, compressionSchema, pathItem, requestSchema, sinkObject } from '../../../lib/config/shared.js';
+import { TemplateError, compileTemplate } from '../../../lib/template.js';
+import { cloudwConnectionEntries, requireRegionOrEndpoint } from '../../shared/cloudw/options.js';
+
+/** PutLogEvents limits of the service (reference sinks §8 P): events per call, bytes per call counting 26 per event. */
+export const MAX_EVENTS_PER_CALL = 10_000;
+export const MAX_BYTES_PER_CALL = 1_048_576;
+export const EVENT_OVERHEAD_BYTES = 26;
+
+/** A template option: compiled at load so a malformed one is reported at its path. */
+const template = (description: string) =>
+  v.pipe(
+    v.string(),
+    v.minLength(1, 'must not be empty'),
+    v.rawCheck(({ dataset, addIssue }) => {
+      if (!dataset.typed) return;
+      try {
+        compileTemplate(dataset.value);
+      } catch (err) {
+        if (!(err instanceof TemplateError)) throw err;
+        addIssue({ message: err.message });
+      }
+    }),
+    v.description(description),
+  );
+
+/** Valibot schema of the `cloudw_monitor_logs` sink. */
+export const CloudwMonitorLogsConfig = v.pipe(
+  sinkObject(
+    'cloudw_monitor_logs',
+    {
+      ...cloudwConnectionEntries(),
+      group_name: template('Log group to write to; a template ("{{ field }}", strftime items).'),
+      stream_name: template('Log stream inside the group; a template, e.g. "{{ host }}".'),
+      create_missing_group: v.optional(v.pipe(v.boolean(), v.description('Create a missing log group, then its first stream.')), true),
+      create_missing_stream: v.optional(v.pipe(v.boolean(), v.description('Create a missing log stream.')), true),
+      encoding: v.optional(encodingSchema(['json', 'ndjson', 'text'] as const, {}, 'json'), { codec: 'json' }),
+      compression: compressionSchema(['gzip', 'none'] as const, 'none'),
+      // reference sinks §0.2, §8: the service's own limits are the defaults and the maximum
+      batch: batchSchema({ max_events: MAX_EVENTS_PER_CALL, max_bytes: MAX_BYTES_PER_CALL, timeout_secs: 1 }),
+      request: requestSchema(),
+    },
+    { proxy: true },
+  ),
+  requireRegionOrEndpoint(),
+  v.rawCheck(({ dataset, addIssue }) => {
+    if (!dataset.typed) return;
+    const c = dataset.value;
+    const at = (key: string) => [pathItem(c, 'batch'), pathItem(c.batch, key)] as [ReturnType<typeof pathItem>, ReturnType<typeof pathItem>];
+    if (c.batch.max_events !== undefined && c.batch.max_events > MAX_EVENTS_PER_CALL)
+      addIssue({ message: `must be at most ${MAX_EVENTS_PER_CALL} (the service's limit of events per PutLogEvents call)`, path: at('max_events') });
+    if (c.batch.max_bytes !== undefined && c.batch.max_bytes > MAX_BYTES_PER_CALL)
+      addIssue({ message: `must be at most ${MAX_BYTES_PER_CALL} (the service's limit of bytes per PutLogEvents call)`, path: at('max_bytes') });
+  }),
+);
+export type CloudwMonitorLogsConfig = v.InferOutput<typeof CloudwMonitorLogsConfig>;
