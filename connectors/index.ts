@@ -18,6 +18,7 @@ import { throttleTransform } from './transforms/throttle/index.js';
 import { tokenizerTransform } from './transforms/tokenizer/index.js';
 import { blackholeSink } from './sinks/blackhole/index.js';
 import { cloudwMonitorLogsSink } from './sinks/cloudw_monitor_logs/index.js';
+import { cloudwObjectStorageSink } from './sinks/cloudw_object_storage/index.js';
 import { cloudwQueueSink } from './sinks/cloudw_queue/index.js';
 import { consoleSink } from './sinks/console/index.js';
 import { fileSink } from './sinks/file/index.js';
@@ -46,6 +47,7 @@ export const components: readonly ComponentDef[] = [
   tokenizerTransform,
   blackholeSink,
   cloudwMonitorLogsSink,
+  cloudwObjectStorageSink,
   cloudwQueueSink,
   consoleSink,
   fileSink,

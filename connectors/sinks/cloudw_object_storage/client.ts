@@ -1,0 +1,24 @@
+/** The S3 client of the sink, on the shared cloudw client config (SDK retries off, keep-alive agents, credential chain). */
+import { S3Client } from '@aws-sdk/client-s3';
+import type { ComponentContext } from '../../../lib/component.js';
+import { cloudwClientConfig } from '../../shared/cloudw/client.js';
+import type { CloudwCredentialProvider } from '../../shared/cloudw/credentials.js';
+import type { CloudwObjectStorageConfig } from './config.js';
+
+type Env = Readonly<Record<string, string | undefined>>;
+
+/**
+ * An S3 client for the sink's options, and its credential provider (the health check resolves it
+ * first). Checksums only where the service requires them: every write carries `Content-MD5`
+ * (reference sinks §10) and the body is a buffer, so the SDK's default CRC32 would only add a
+ * second pass over it.
+ */
+export function createObjectStorageClient(
+  config: CloudwObjectStorageConfig,
+  ctx: Pick<ComponentContext, 'globals'>,
+  env: Env = process.env,
+): { client: S3Client; credentials: CloudwCredentialProvider } {
+  const base = cloudwClientConfig(config, ctx, env);
+  const client = new S3Client({ ...base, forcePathStyle: config.force_path_style, requestChecksumCalculation: 'WHEN_REQUIRED', responseChecksumValidation: 'WHEN_REQUIRED' });
+  return { client, credentials: base.credentials };
+}

@@ -1,0 +1,33 @@
+/**
+ * One batch of one key prefix to one object (reference sinks §10): the body joined and compressed
+ * once, its name and its MD5 fixed, so every retry writes the same object.
+ */
+import { createHash } from 'node:crypto';
+import type { Compressor } from '../../../lib/net/compression.js';
+import type { ObjectBodyEncoder } from '../../shared/object-storage/body.js';
+import type { ObjectNamer } from '../../shared/object-storage/naming.js';
+import type { SinkRequest } from '../../shared/request-sink.js';
+import type { EncodedObjectEvent } from './encoder.js';
+
+/** An object ready to write. */
+export interface ObjectRequest extends SinkRequest {
+  readonly key: string;
+  readonly body: Buffer;
+  /** base64 MD5 of `body` (`Content-MD5`). */
+  readonly md5: string;
+}
+
+/** Base64 MD5 of bytes, as `Content-MD5` carries it. */
+export const md5Base64 = (b: Buffer): string => createHash('md5').update(b).digest('base64');
+
+/** Builds the object of one batch; `nowMs` is the time part of its name. */
+export async function buildObjectRequest(items: readonly EncodedObjectEvent[], prefix: string, nowMs: number, body: ObjectBodyEncoder, namer: ObjectNamer, compressor: Compressor): Promise<ObjectRequest> {
+  const texts = new Array<string>(items.length);
+  const events = new Array<EncodedObjectEvent['event']>(items.length);
+  for (let i = 0; i < items.length; i++) {
+    texts[i] = items[i]!.text;
+    events[i] = items[i]!.event;
+  }
+  const bytes = await compressor.compress(body.join(texts));
+  return { events, bytes: bytes.length, key: namer.keyFor(prefix, nowMs), body: bytes, md5: md5Base64(bytes) };
+}

@@ -1,0 +1,70 @@
+/**
+ * Writes one object per attempt: PutObject, or for a body of `multipart.threshold_bytes` or more
+ * a multipart upload (CreateMultipartUpload, UploadPart per part, CompleteMultipartUpload) that is
+ * aborted when any step fails, so no incomplete upload is left to be billed. Never retries.
+ */
+import {
+  AbortMultipartUploadCommand,
+  CompleteMultipartUploadCommand,
+  type CompletedPart,
+  CreateMultipartUploadCommand,
+  PutObjectCommand,
+  type S3Client,
+  UploadPartCommand,
+} from '@aws-sdk/client-s3';
+import type { ObjectHeaders } from './headers.js';
+import { type ObjectRequest, md5Base64 } from './request.js';
+
+/** The service's largest part count. */
+const MAX_PARTS = 10_000;
+
+/** How objects are written. */
+export interface ObjectWriterOptions {
+  readonly thresholdBytes: number;
+  readonly partSizeBytes: number;
+}
+
+/** What an attempt did: the upload form, for counters and tests. */
+export interface ObjectWritten {
+  readonly multipart: boolean;
+  readonly parts: number;
+}
+
+/** Writes objects with `client`; `headers` are the same for every object. */
+export function createObjectWriter(client: S3Client, headers: ObjectHeaders, opts: ObjectWriterOptions) {
+  const put = async (req: ObjectRequest, signal: AbortSignal): Promise<ObjectWritten> => {
+    await client.send(new PutObjectCommand({ ...headers, Key: req.key, Body: req.body, ContentMD5: req.md5, ContentLength: req.body.length }), { abortSignal: signal });
+    return { multipart: false, parts: 1 };
+  };
+
+  const multipart = async (req: ObjectRequest, signal: AbortSignal): Promise<ObjectWritten> => {
+    const body = req.body;
+    // a body too large for MAX_PARTS parts of the configured size gets larger parts
+    const partSize = Math.max(opts.partSizeBytes, Math.ceil(body.length / MAX_PARTS));
+    const created = await client.send(new CreateMultipartUploadCommand({ ...headers, Key: req.key }), { abortSignal: signal });
+    const uploadId = created.UploadId;
+    if (!uploadId) throw new Error('CreateMultipartUpload answered without an UploadId');
+    try {
+      const parts: CompletedPart[] = [];
+      for (let offset = 0, n = 1; offset < body.length; offset += partSize, n++) {
+        const chunk = body.subarray(offset, Math.min(offset + partSize, body.length));
+        const out = await client.send(
+          new UploadPartCommand({ Bucket: headers.Bucket, Key: req.key, UploadId: uploadId, PartNumber: n, Body: chunk, ContentMD5: md5Base64(chunk), ContentLength: chunk.length }),
+          { abortSignal: signal },
+        );
+        parts.push({ PartNumber: n, ETag: out.ETag });
+      }
+      await client.send(new CompleteMultipartUploadCommand({ Bucket: headers.Bucket, Key: req.key, UploadId: uploadId, MultipartUpload: { Parts: parts } }), { abortSignal: signal });
+      return { multipart: true, parts: parts.length };
+    } catch (err) {
+      // not under `signal`: a timed-out attempt still cleans up its parts
+      await client.send(new AbortMultipartUploadCommand({ Bucket: headers.Bucket, Key: req.key, UploadId: uploadId })).catch(() => undefined);
+      throw err;
+    }
+  };
+
+  return {
+    /** One attempt at writing `req`. */
+    write: (req: ObjectRequest, signal: AbortSignal): Promise<ObjectWritten> => (req.body.length >= opts.thresholdBytes ? multipart(req, signal) : put(req, signal)),
+  };
+}

@@ -1,0 +1,73 @@
+/** The `cloudw_object_storage` sink (spec 01 §2.3; reference sinks §10) as a composition of the request-sink skeleton. */
+import { HeadBucketCommand, type S3Client } from '@aws-sdk/client-s3';
+import type { OperatorFunction } from 'rxjs';
+import type { ComponentContext, SinkContext } from '../../../lib/component.js';
+import type { Delivery, EventBatch } from '../../../lib/event.js';
+import { createCompressor } from '../../../lib/net/compression.js';
+import { batchLimits } from '../../../operators/batch-by.js';
+import { cloudwHealthcheck } from '../../shared/cloudw/healthcheck.js';
+import { isRetriableCloudwError, statusOfCloudwError } from '../../shared/cloudw/retry.js';
+import { createObjectNamer } from '../../shared/object-storage/naming.js';
+import { requestSink } from '../../shared/request-sink.js';
+import { createObjectStorageClient } from './client.js';
+import type { CloudwObjectStorageConfig } from './config.js';
+import { type EncodedObjectEvent, encodeEvent, objectBodyEncoder } from './encoder.js';
+import { ObjectStorageEvents } from './events.js';
+import { objectHeaders } from './headers.js';
+import { type ObjectRequest, buildObjectRequest } from './request.js';
+import { type ObjectWritten, createObjectWriter } from './service.js';
+
+/** Builds the sink; `client` replaces the one the options describe (tests). */
+export function buildCloudwObjectStorageSink(config: CloudwObjectStorageConfig, ctx: SinkContext, client?: S3Client): OperatorFunction<EventBatch, Delivery> {
+  const events = new ObjectStorageEvents(ctx);
+  const body = objectBodyEncoder(config, ctx.globals.log_schema);
+  const compressor = createCompressor(config.compression);
+  const namer = createObjectNamer(config, compressor.extension, ctx.globals.timezone);
+  const s3 = client ?? createObjectStorageClient(config, ctx).client;
+  const writer = createObjectWriter(s3, objectHeaders(config, compressor.contentEncoding), {
+    thresholdBytes: config.multipart.threshold_bytes,
+    partSizeBytes: config.multipart.part_size_bytes,
+  });
+  return requestSink<EncodedObjectEvent, ObjectRequest, ObjectWritten>(
+    {
+      encode: (e) => encodeEvent(body, e),
+      // reference sinks §0.11: one object per rendered key prefix
+      partition: (item) => namer.prefixOf(item.event),
+      build: (items, prefix) => buildObjectRequest(items, prefix ?? '', ctx.scheduler.now(), body, namer, compressor),
+      send: (req, signal) => writer.write(req, signal),
+      classify: (how, req) => {
+        events.written(req.key, req.bytes, how);
+        return { kind: 'ok' };
+      },
+      isRetriableError: isRetriableCloudwError,
+      close: () => (client ? undefined : s3.destroy()),
+    },
+    { limits: batchLimits(config.batch), request: config.request },
+    ctx,
+  );
+}
+
+/** reference sinks §10: HeadBucket after the credentials resolve; 403 and 404 named; never retried. */
+export async function cloudwObjectStorageHealthcheck(config: CloudwObjectStorageConfig, ctx: Pick<ComponentContext, 'globals'>, env?: Readonly<Record<string, string | undefined>>): Promise<void> {
+  if (config.healthcheck.enabled === false) return;
+  const { client, credentials } = createObjectStorageClient(config, ctx, env);
+  try {
+    await cloudwHealthcheck(
+      credentials,
+      async (signal) => {
+        try {
+          await client.send(new HeadBucketCommand({ Bucket: config.bucket }), { abortSignal: signal });
+        } catch (err) {
+          const status = statusOfCloudwError(err);
+          if (status === 403) throw new Error(`HeadBucket ${config.bucket}: invalid credentials (403)`);
+          if (status === 404) throw new Error(`HeadBucket ${config.bucket}: unknown bucket (404)`);
+          if (status !== undefined) throw new Error(`HeadBucket ${config.bucket}: unknown status ${status}`);
+          throw err;
+        }
+      },
+      config.request.timeout_secs * 1000,
+    );
+  } finally {
+    client.destroy();
+  }
+}
