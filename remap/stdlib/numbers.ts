@@ -99,8 +99,9 @@ export const numberFunctions: readonly FnDef[] = [
       if (neg) text = text.slice(1);
       let [int, frac] = text.split('.') as [string, string | undefined];
       if (s !== undefined && s !== null) {
-        // VRL truncates to the scale (1234.567 at scale 2 is 1234.56) and pads with zeros
-        const scale = Math.max(0, s as number);
+        // VRL truncates to the scale (1234.567 at scale 2 is 1234.56) and pads with zeros; past
+        // 100 digits a double has nothing left to show, so the padding stops there
+        const scale = Math.min(100, Math.max(0, s as number));
         frac = scale === 0 ? undefined : (frac ?? '').slice(0, scale).padEnd(scale, '0');
       }
       if (typeof g === 'string') int = int.replace(/\B(?=(\d{3})+(?!\d))/g, g);

@@ -32,7 +32,7 @@ describe('weir vrl REPL', () => {
 
   it('prints diagnostics and runtime errors, and rolls the event back after a failed run', async () => {
     const { out } = await onTerminal({}, ['.a = 1', 'upcase(', '.a = 2; abort "stop"', '.a']);
-    expect(out).to.include('error[E203]');
+    expect(out).to.include('error[E204]');
     expect(out).to.include('aborted: stop');
     expect(answers(out).at(-1)).to.equal('1');
   });

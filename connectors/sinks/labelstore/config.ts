@@ -106,7 +106,7 @@ export const LabelstoreConfig = v.pipe(
       out_of_order_action: v.optional(v.picklist(OUT_OF_ORDER_ACTIONS), 'drop'),
       remove_label_fields: v.optional(v.boolean(), false),
       remove_timestamp: v.optional(v.boolean(), true),
-      compression: compressionSchema(['snappy', 'gzip', 'none'] as const, 'snappy'),
+      compression: compressionSchema(['snappy', 'gzip', 'zlib', 'none'] as const, 'snappy'),
       encoding: encodingOptions,
       auth: v.optional(httpAuthSchema),
       batch: batchSchema({ max_events: 100_000, max_bytes: 1_000_000, timeout_secs: 1 }),

@@ -1,7 +1,7 @@
 /**
  * One batch of one tenant to one push request (reference sinks §2): entries grouped by stream,
  * ordered, then the body in the form `compression` chooses: protobuf `PushRequest` in one raw
- * snappy block (`snappy`), or the JSON form, plain (`none`) or gzipped (`gzip`).
+ * snappy block (`snappy`), or the JSON form, plain (`none`), gzipped (`gzip`) or deflated (`zlib`).
  */
 import type { Event } from '../../../lib/event.js';
 import type { Compressor } from '../../../lib/net/compression.js';

@@ -17,7 +17,7 @@ import { createOrderer } from './ordering.js';
 import { type BodyFormat, type LabelstoreRequest, buildRequest, jsonBody, protobufSnappy } from './request.js';
 import { createLabelstoreService, labelstoreTarget } from './service.js';
 
-/** The body form `compression` selects: protobuf in raw snappy, or JSON plain or gzipped. */
+/** The body form `compression` selects: protobuf in raw snappy, or JSON plain, gzipped or zlib-deflated. */
 export const bodyFormat = (compression: LabelstoreConfig['compression']): BodyFormat =>
   compression === 'snappy' ? protobufSnappy : jsonBody(createCompressor(compression));
 

@@ -59,7 +59,7 @@ export const LogsvcMetricsConfig = v.pipe(
       ...metricTagValuesOption,
       source: v.optional(hecTemplate('Source of the events (template).')),
       timezone: v.optional(timezoneSchema('Time zone of strftime items in the templates; overrides the global timezone.')),
-      compression: compressionSchema(['none', 'gzip'] as const, 'none'),
+      compression: compressionSchema(['none', 'gzip', 'zlib'] as const, 'none'),
       batch: batchSchema({ max_bytes: 1_000_000, timeout_secs: 1 }),
       request: requestSchema(LOGSVC_REQUEST_DEFAULTS),
       tls: tlsSchema,

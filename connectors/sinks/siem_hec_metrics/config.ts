@@ -28,7 +28,7 @@ const base = sinkObject(
     index: v.optional(hecTemplate('Index to write to (template).')),
     source: v.optional(hecTemplate('Source of the events (template).')),
     sourcetype: v.optional(hecTemplate('Source type of the events (template).')),
-    compression: compressionSchema(['none', 'gzip'] as const, 'none'),
+    compression: compressionSchema(['none', 'gzip', 'zlib'] as const, 'none'),
     // reference sinks §0.2: 1,000,000 bytes, no event limit
     batch: batchSchema({ max_bytes: 1_000_000, timeout_secs: 1 }),
     request: requestSchema(),

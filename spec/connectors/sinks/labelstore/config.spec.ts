@@ -110,7 +110,7 @@ describe('connectors/sinks/labelstore: config', () => {
     ['a codec the sink does not have', 'labels.a = "b"\nencoding.codec = "ndjson"', ['sinks.out.encoding.codec: must be one of "avro", "gelf", "json", "logfmt", "native", "native_json", "raw_message", "text"; got "ndjson"']],
     ['no codec', 'labels.a = "b"\n[sinks.out.encoding]\nonly_fields = ["message"]', ['sinks.out.encoding.codec: missing required option']],
     ['an only_fields entry that is not a path', 'labels.a = "b"\nencoding.only_fields = ["a..b"]', ['sinks.out.encoding.only_fields[0]: each only_fields entry must be a field path']],
-    ['a compression the sink does not have', 'labels.a = "b"\ncompression = "zstd"', ['sinks.out.compression: must be one of "snappy", "gzip", "none"; got "zstd"']],
+    ['a compression the sink does not have', 'labels.a = "b"\ncompression = "zstd"', ["sinks.out.compression: must be one of \"snappy\", \"gzip\", \"zlib\", \"none\"; got \"zstd\""]],
     ['an unknown out_of_order_action', 'labels.a = "b"\nout_of_order_action = "sort"', ['sinks.out.out_of_order_action: must be one of "drop", "rewrite_timestamp", "accept"; got "sort"']],
     ['an endpoint that is not http', 'labels.a = "b"\nendpoint = "ftp://127.0.0.1"', ['sinks.out.endpoint: must be an http or https URL']],
     ['endpoint credentials and auth', 'labels.a = "b"\nendpoint = "http://u:p@127.0.0.1:3100"\nauth.strategy = "bearer"\nauth.token = "t"', ['sinks.out.endpoint: credentials in the endpoint URL and auth must not both be set']],
