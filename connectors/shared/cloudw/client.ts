@@ -39,8 +39,17 @@ export function cloudwRequestHandler(options: Pick<CloudwConnection, 'tls' | 'pr
   return new NodeHttpHandler({ httpAgent, httpsAgent });
 }
 
+/**
+ * The pinned SDK runs on Node 20; its notice that later SDK releases will not is for whoever
+ * upgrades the pin, not for the daemon's log. Set before the first client is made.
+ */
+export function quietSdkNotices(): void {
+  process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
+}
+
 /** Builds the client config; credentials are looked up at the first request (or the health check), not here. */
 export function cloudwClientConfig(options: CloudwConnection, ctx: Pick<ComponentContext, 'globals'>, env: Env = process.env): CloudwClientConfig {
+  quietSdkNotices();
   const region = cloudwRegion(options, env);
   const requestHandler = cloudwRequestHandler(options, ctx, env);
   const credentials = cloudwCredentials(options.auth, env, { endpoint: options.endpoint, region, requestHandler });
