@@ -1,5 +1,8 @@
 /** `weir run` (the default command): start the pipeline, reload on SIGHUP / file change, drain on SIGINT/SIGTERM. */
 import { watch, type FSWatcher } from 'node:fs';
+import { hostname } from 'node:os';
+import { asyncScheduler } from 'rxjs';
+import { ApiServer, type ApiOptions } from '../../lib/api/server.js';
 import { basename, dirname } from 'node:path';
 import type { Config } from '../../lib/config/load.js';
 import type { ConfigSource } from '../../lib/config/paths.js';
@@ -7,6 +10,7 @@ import { ConfigError, type ConfigProblem, formatProblem } from '../../lib/errors
 import type { LogRoot, Logger } from '../../lib/log.js';
 import { runHealthchecks } from '../../lib/topology/healthcheck.js';
 import { Topology } from '../../lib/topology/topology.js';
+import { packageVersion } from '../../lib/version.js';
 import { EXIT_CONFIG } from './exit.js';
 import { componentTotals, formatSummary } from './summary.js';
 import { checkConfigFiles } from './validate.js';
@@ -38,6 +42,14 @@ function loadChecked(opts: RunOptions): { config?: Config; problems: readonly Co
   return all.length > 0 || !report.built.config ? { problems: all, files } : { config: report.built.config, problems: [], files };
 }
 
+/** Starts the management API when `api.enabled`; undefined when it is off. */
+async function startApi(api: ApiOptions & { enabled: boolean }, topology: Topology, startedAt: number, log: Logger): Promise<ApiServer | undefined> {
+  if (!api.enabled) return undefined;
+  const server = await ApiServer.start(api, { topology, scheduler: asyncScheduler, startedAt, version: packageVersion(), hostname: hostname() });
+  log.info('Management API listening.', { address: api.address, playground: api.playground && api.graphql });
+  return server;
+}
+
 export async function runCommand(opts: RunOptions, logRoot: LogRoot): Promise<number> {
   const log = logRoot.logger();
   const loaded = loadChecked(opts);
@@ -58,9 +70,19 @@ export async function runCommand(opts: RunOptions, logRoot: LogRoot): Promise<nu
       return 1;
     }
   }
+  const startedAt = Date.now();
+  let api: ApiServer | undefined;
+  try {
+    // bound before any source reads: a taken address ends the process with nothing consumed
+    api = await startApi(config.globals.api, topology, startedAt, log);
+  } catch (err) {
+    log.error('Management API failed to start.', { error: (err as Error).message });
+    return EXIT_CONFIG;
+  }
   try {
     await topology.start(config);
   } catch (err) {
+    await api?.close();
     if (err instanceof ConfigError) {
       log.error('Configuration error.');
       reportProblems(logRoot, log, err.problems);
@@ -69,6 +91,7 @@ export async function runCommand(opts: RunOptions, logRoot: LogRoot): Promise<nu
     log.error('Failed to start.', { error: (err as Error).message });
     return 1;
   }
+  api?.markRunning();
   log.info('weir started.', { components: topology.components.size, files: files.join(',') });
 
   if (!requireHealthy) void topology.healthchecks();
@@ -82,8 +105,10 @@ export async function runCommand(opts: RunOptions, logRoot: LogRoot): Promise<nu
       finishing = true;
       for (const w of watchers) w.close();
       log.info(`Shutting down (${reason}).`);
+      api?.beginShutdown();
       const limit = opts.gracefulShutdownLimitSecs;
       const drained = await topology.stop(limit === undefined ? undefined : limit * 1000);
+      await api?.close();
       if (!drained) log.error(`Graceful shutdown did not finish within ${limit} s; exiting anyway.`);
       const totals = componentTotals(topology.registry, topology.components);
       log.info(formatSummary(totals));
@@ -99,7 +124,19 @@ export async function runCommand(opts: RunOptions, logRoot: LogRoot): Promise<nu
         const next = loadChecked(opts);
         if (!next.config) throw new ConfigError(next.problems);
         files = next.files.map((f) => f.path);
+        const prevApi = topology.currentConfig?.globals.api;
         const diff = await topology.reload(next.config);
+        const nextApi = next.config.globals.api;
+        if (JSON.stringify(prevApi) !== JSON.stringify(nextApi)) {
+          await api?.close();
+          api = undefined;
+          try {
+            api = await startApi(nextApi, topology, startedAt, log);
+            api?.markRunning();
+          } catch (err) {
+            log.error('Management API failed to restart with the new options.', { error: (err as Error).message });
+          }
+        }
         log.info('Configuration reloaded.', { added: diff.added.join(',') || '-', changed: diff.changed.join(',') || '-', removed: diff.removed.join(',') || '-' });
       } catch (err) {
         if (err instanceof ConfigError) {

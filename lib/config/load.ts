@@ -207,7 +207,9 @@ export function buildConfig(files: readonly RawConfigFile[], catalog: Catalog): 
         problems.push({ code: 'WEIR_ERR_CONFIG_UNSUPPORTED', file, path: key, message: UNSUPPORTED_TABLES[key] });
       } else {
         if (key in globalsRaw && JSON.stringify(globalsRaw[key]) !== JSON.stringify(value)) {
-          if (key === 'api' || key === 'healthchecks' || key === 'log_schema' || key === 'schema' || key === 'telemetry') {
+          if (key === 'api') {
+            globalsRaw[key] = mergeApi(globalsRaw[key], value, file, problems);
+          } else if (key === 'healthchecks' || key === 'log_schema' || key === 'schema' || key === 'telemetry') {
             globalsRaw[key] = mergeTables(globalsRaw[key], value, key, file, problems);
           } else {
             problems.push({ code: 'WEIR_ERR_CONFIG_GLOBAL', file, path: key, message: `conflicting values for "${key}" found (also set in ${globalsFrom[key] ?? 'another file'})` });
@@ -222,11 +224,7 @@ export function buildConfig(files: readonly RawConfigFile[], catalog: Catalog): 
 
   let globals: GlobalOptions | undefined;
   const g = v.safeParse(GlobalOptionsSchema, globalsRaw);
-  if (g.success) {
-    globals = g.output;
-    if (globals.api.enabled)
-      problems.push({ code: 'WEIR_ERR_CONFIG_GLOBAL', file: globalsFrom.api, path: 'api.enabled', message: 'the management API is not available in this build; set api.enabled = false or remove the api table' });
-  }
+  if (g.success) globals = g.output;
   else
     for (const issue of g.issues) {
       for (const m of mapIssue(GlobalOptionsSchema, issue)) {
@@ -293,6 +291,30 @@ export function buildConfig(files: readonly RawConfigFile[], catalog: Catalog): 
     return { problems, partial: { config: { globals: globals ?? defaultGlobals(), components: partial, files: fileNames, tests }, failed } };
   }
   return { config: { globals, components, files: fileNames, tests }, problems };
+}
+
+/**
+ * `api` tables of several files (reference §11.1): enabled if any file enables it, playground and
+ * graphql only if every file leaves them on, and one address unless all but one keep the default.
+ */
+function mergeApi(a: unknown, b: unknown, file: string | undefined, problems: ConfigProblem[]): unknown {
+  if (typeof a !== 'object' || typeof b !== 'object' || !a || !b) return b;
+  const x = a as Record<string, unknown>;
+  const y = b as Record<string, unknown>;
+  const out: Record<string, unknown> = { ...x, ...y };
+  const either = (k: string, dflt: boolean, combine: (p: boolean, q: boolean) => boolean) => {
+    if (k in x || k in y) out[k] = typeof (x[k] ?? dflt) === 'boolean' && typeof (y[k] ?? dflt) === 'boolean' ? combine((x[k] ?? dflt) as boolean, (y[k] ?? dflt) as boolean) : y[k] ?? x[k];
+  };
+  either('enabled', false, (p, q) => p || q);
+  either('playground', true, (p, q) => p && q);
+  either('graphql', true, (p, q) => p && q);
+  const dflt = '127.0.0.1:8686';
+  const ax = x.address ?? dflt;
+  const ay = y.address ?? dflt;
+  if (ax !== dflt && ay !== dflt && ax !== ay) problems.push({ code: 'WEIR_ERR_CONFIG_GLOBAL', file, path: 'api.address', message: `conflicting values for "api.address" found (${JSON.stringify(ax)} and ${JSON.stringify(ay)})` });
+  out.address = ax !== dflt ? ax : ay;
+  if (!('address' in x) && !('address' in y)) delete out.address;
+  return out;
 }
 
 function mergeTables(a: unknown, b: unknown, key: string, file: string | undefined, problems: ConfigProblem[]): unknown {

@@ -20,8 +20,12 @@ export function cloneBatch(batch: EventBatch): EventBatch {
   return out;
 }
 
+/** Sees every batch an output emits, before its consumers; must neither keep nor mutate it. */
+export type TapObserver = (batch: EventBatch) => void;
+
 export class Fanout {
   private consumers: Port[] = [];
+  private taps: TapObserver[] = [];
   ended = false;
   constructor(
     readonly id: string,
@@ -41,6 +45,13 @@ export class Fanout {
   has(p: Port): boolean {
     return this.consumers.includes(p);
   }
+  /** Adds an observer (the management API's tap); returns its removal. */
+  addTap(t: TapObserver): () => void {
+    this.taps = [...this.taps, t];
+    return () => {
+      this.taps = this.taps.filter((x) => x !== t);
+    };
+  }
 
   /** `bytes` saves walking the batch again when the caller already sized it. */
   emit(batch: EventBatch, bytes: number = batchSize(batch)): void {
@@ -48,6 +59,8 @@ export class Fanout {
     if (n === 0) return;
     this.sentEvents.add(n);
     this.sentBytes.add(bytes);
+    const taps = this.taps;
+    for (let i = 0; i < taps.length; i++) taps[i]!(batch);
     const cs = this.consumers;
     if (cs.length === 0) {
       // an output nobody consumes drops its events, as in Vector ("has no consumers" warning)

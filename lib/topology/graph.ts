@@ -33,7 +33,8 @@ export function outputsOf(c: ComponentConfig): OutputRef[] {
   return decls.map((d) => ({ component: c.id, name: d.name, id: d.name ? `${c.id}.${d.name}` : c.id, type: d.type }));
 }
 
-function globToRegExp(glob: string): RegExp {
+/** A glob (`*`, `?`, `[...]`, `[!...]`) as an anchored regular expression. */
+export function globToRegExp(glob: string): RegExp {
   let re = '';
   for (let i = 0; i < glob.length; i++) {
     const ch = glob[i]!;

@@ -16,7 +16,7 @@ import { ConfigError } from '../errors.js';
 import type { LogRoot, Logger } from '../log.js';
 import { type Counter, MetricsRegistry } from '../telemetry/registry.js';
 import { DrainControl, drainBuffer } from './drain.js';
-import { Fanout, type Port } from './fanout.js';
+import { Fanout, type Port, type TapObserver } from './fanout.js';
 import { type Graph, buildGraph, downstreamSinks } from './graph.js';
 import { runHealthchecks } from './healthcheck.js';
 
@@ -94,6 +94,9 @@ export class Topology {
   private config: Config | undefined;
   private graph: Graph | undefined;
   private stopping = false;
+  private readonly changes = new Subject<Changes>();
+  /** What each start and reload added, changed and removed (the API's componentAdded/Removed, tap). */
+  readonly changes$ = this.changes.asObservable();
   private utilizationTimer: NodeJS.Timeout | undefined;
   private readonly log: Logger;
 
@@ -106,6 +109,14 @@ export class Topology {
 
   get currentConfig(): Config | undefined {
     return this.config;
+  }
+  /** The resolved wiring of the running configuration (undefined before start). */
+  get currentGraph(): Graph | undefined {
+    return this.graph;
+  }
+  /** Observes one output's batches (see Fanout.addTap); undefined when no such output runs. */
+  tapOutput(outputId: string, observer: TapObserver): (() => void) | undefined {
+    return this.fanouts.get(outputId)?.addTap(observer);
   }
   get components(): ReadonlyMap<string, { kind: ComponentKind; type: string; merges: boolean }> {
     const m = new Map<string, { kind: ComponentKind; type: string; merges: boolean }>();
@@ -154,6 +165,7 @@ export class Topology {
     this.graph = graph;
     this.startComponents(built, downstreamSinks(graph), oldSinkDone);
     for (const id of changes.removed) this.registry.forget(id);
+    this.changes.next(changes);
     return changes;
   }
 

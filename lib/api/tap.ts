@@ -1,0 +1,213 @@
+/**
+ * Tap (`outputEventsByComponentIdPatterns`, reference §11.3): observes the outputs matching the
+ * patterns, re-evaluated on every topology change. Each tapped output holds at most 100 copied
+ * events between drains and drops the newest beyond that, so tapping never slows or blocks the
+ * pipeline; drained events are reservoir-sampled into `limit` slots and emitted every interval in
+ * arrival order. Notifications go out at once, each as a one-item list.
+ */
+import { Observable, type SchedulerLike, type Subscription, interval } from 'rxjs';
+import type { Event, EventBatch } from '../event.js';
+import { globToRegExp } from '../topology/graph.js';
+import { type ApiTopology, recordsOf } from './component-index.js';
+import { tapCopy } from './event-view.js';
+
+/** Events an output may hold between drains; the newest beyond are dropped. */
+export const TAP_BUFFER_EVENTS = 100;
+
+export interface TappedEvent {
+  readonly kind: 'event';
+  readonly componentId: string;
+  readonly componentType: string;
+  readonly componentKind: 'source' | 'transform';
+  readonly event: Event;
+}
+
+export type TapNotification =
+  | { readonly type: 'Matched'; readonly pattern: string }
+  | { readonly type: 'NotMatched'; readonly pattern: string }
+  | { readonly type: 'InvalidMatch'; readonly pattern: string; readonly invalidMatches: string[] };
+
+export interface TapNotice {
+  readonly kind: 'notification';
+  readonly notification: TapNotification;
+  readonly message: string;
+}
+
+export type TapItem = TappedEvent | TapNotice;
+
+export interface TapOptions {
+  readonly outputsPatterns: readonly string[];
+  readonly inputsPatterns: readonly string[];
+  readonly intervalMs: number;
+  readonly limit: number;
+  readonly scheduler: SchedulerLike;
+  /** Uniform in [0, 1); the reservoir's coin. */
+  readonly random?: () => number;
+  /** Runs the drain of the output buffers after the current pipeline pass; setImmediate by default. */
+  readonly defer?: (fn: () => void) => void;
+  /** Counts events dropped because an output buffer was full. */
+  readonly onDrop?: (n: number) => void;
+}
+
+/** Checks `limit` (1..10000) and `interval` (10..60000) as the reference says. */
+export function checkTapArgs(limit: number, intervalMs: number): void {
+  if (!Number.isInteger(limit) || limit < 1 || limit > 10_000) throw new Error(`limit must be between 1 and 10000, got ${limit}`);
+  if (!Number.isInteger(intervalMs) || intervalMs < 10 || intervalMs > 60_000) throw new Error(`interval must be between 10 and 60000 milliseconds, got ${intervalMs}`);
+}
+
+/** Rust's debug form of a string list, as the warning texts show it: `["a", "b"]`. */
+const listText = (ids: readonly string[]) => `[${ids.map((i) => JSON.stringify(i)).join(', ')}]`;
+
+export const notices = {
+  matched: (pattern: string): TapNotice => ({ kind: 'notification', notification: { type: 'Matched', pattern }, message: `[tap] Pattern '${pattern}' successfully matched.` }),
+  notMatched: (pattern: string): TapNotice => ({ kind: 'notification', notification: { type: 'NotMatched', pattern }, message: `[tap] Pattern '${pattern}' failed to match: will retry on configuration reload.` }),
+  invalidInput: (pattern: string, ids: string[]): TapNotice => ({
+    kind: 'notification',
+    notification: { type: 'InvalidMatch', pattern, invalidMatches: ids },
+    message: `[tap] Warning: source inputs cannot be tapped. Input pattern '${pattern}' matches sources ${listText(ids)}`,
+  }),
+  invalidOutput: (pattern: string, ids: string[]): TapNotice => ({
+    kind: 'notification',
+    notification: { type: 'InvalidMatch', pattern, invalidMatches: ids },
+    message: `[tap] Warning: sink outputs cannot be tapped. Output pattern '${pattern}' matches sinks ${listText(ids)}`,
+  }),
+};
+
+/** A compiled glob; a pattern that does not compile matches nothing. */
+function matcher(pattern: string): (s: string) => boolean {
+  try {
+    const re = globToRegExp(pattern);
+    return (s) => re.test(s);
+  } catch {
+    return () => false;
+  }
+}
+
+/** Algorithm R over one interval: the first `limit` items, then each later one replaces a random slot with probability limit/n. */
+class Reservoir {
+  private slots: { seq: number; item: TappedEvent }[] = [];
+  private seen = 0;
+  constructor(
+    private readonly limit: number,
+    private readonly random: () => number,
+  ) {}
+  offer(item: TappedEvent): void {
+    if (this.slots.length < this.limit) this.slots.push({ seq: this.seen, item });
+    else {
+      const j = Math.floor(this.random() * (this.seen + 1));
+      if (j < this.slots.length) this.slots[j] = { seq: this.seen, item };
+    }
+    this.seen++;
+  }
+  /** The sample in arrival order; starts the next interval. */
+  take(): TappedEvent[] {
+    const out = this.slots.sort((a, b) => a.seq - b.seq).map((s) => s.item);
+    this.slots = [];
+    this.seen = 0;
+    return out;
+  }
+}
+
+/** One tapped output: its bounded buffer and the handle that detaches it. */
+interface Attached {
+  readonly pending: TappedEvent[];
+  readonly detach: () => void;
+}
+
+/** The tap stream of one subscription. */
+export function tap$(topology: ApiTopology, opts: TapOptions): Observable<TapItem[]> {
+  return new Observable<TapItem[]>((subscriber) => {
+    const reservoir = new Reservoir(opts.limit, opts.random ?? Math.random);
+    const defer = opts.defer ?? ((fn: () => void) => void setImmediate(fn));
+    const attached = new Map<string, Attached>();
+    let lastMatched = new Set<string>();
+    let drainScheduled = false;
+    let closed = false;
+
+    const drain = () => {
+      drainScheduled = false;
+      for (const a of attached.values()) {
+        for (let i = 0; i < a.pending.length; i++) reservoir.offer(a.pending[i]!);
+        a.pending.length = 0;
+      }
+    };
+    const observer = (pending: TappedEvent[], componentId: string, componentType: string, componentKind: 'source' | 'transform') => (batch: EventBatch) => {
+      const room = TAP_BUFFER_EVENTS - pending.length;
+      const n = Math.min(room, batch.length);
+      for (let i = 0; i < n; i++) pending.push({ kind: 'event', componentId, componentType, componentKind, event: tapCopy(batch[i]!) });
+      if (batch.length > n) opts.onDrop?.(batch.length - n);
+      if (n > 0 && !drainScheduled) {
+        drainScheduled = true;
+        defer(() => {
+          if (!closed) drain();
+        });
+      }
+    };
+
+    const evaluate = () => {
+      const records = recordsOf(topology.currentGraph);
+      const outputPatterns = opts.outputsPatterns.map((p) => ({ pattern: p, test: matcher(p) }));
+      // an input pattern taps the outputs feeding the transforms and sinks it matches
+      const inputPatterns = opts.inputsPatterns.map((p) => {
+        const test = matcher(p);
+        const feeds = new Set<string>();
+        for (const r of records.values()) if (r.kind !== 'source' && test(r.id)) for (const i of r.inputs) feeds.add(i.id);
+        return { pattern: p, test: (outputId: string) => feeds.has(outputId) };
+      });
+      const matched = new Set<string>();
+      const want = new Map<string, { componentId: string; componentType: string; componentKind: 'source' | 'transform' }>();
+      for (const r of records.values()) {
+        if (r.kind === 'sink') continue;
+        for (const o of r.outputs) {
+          const found = [...outputPatterns, ...inputPatterns].filter((p) => p.test(o.id));
+          if (found.length === 0) continue;
+          for (const p of found) matched.add(p.pattern);
+          want.set(o.id, { componentId: r.id, componentType: r.type, componentKind: r.kind });
+        }
+      }
+      for (const [id, a] of attached) if (!want.has(id)) {
+        a.detach();
+        attached.delete(id);
+      }
+      for (const [id, w] of want) {
+        if (attached.has(id)) continue;
+        const pending: TappedEvent[] = [];
+        const detach = topology.tapOutput(id, observer(pending, w.componentId, w.componentType, w.componentKind));
+        if (detach) attached.set(id, { pending, detach });
+      }
+
+      const out: TapNotice[] = [];
+      for (const p of matched) if (!lastMatched.has(p)) out.push(notices.matched(p));
+      for (const p of new Set([...opts.outputsPatterns, ...opts.inputsPatterns])) if (!matched.has(p)) out.push(notices.notMatched(p));
+      for (const p of opts.inputsPatterns) {
+        const test = matcher(p);
+        const ids = [...records.values()].filter((r) => r.kind === 'source' && test(r.id)).map((r) => r.id);
+        if (ids.length) out.push(notices.invalidInput(p, ids));
+      }
+      for (const p of opts.outputsPatterns) {
+        const test = matcher(p);
+        const ids = [...records.values()].filter((r) => r.kind === 'sink' && test(r.id)).map((r) => r.id);
+        if (ids.length) out.push(notices.invalidOutput(p, ids));
+      }
+      lastMatched = matched;
+      for (const n of out) subscriber.next([n]);
+    };
+
+    const subs: Subscription[] = [];
+    evaluate();
+    subs.push(topology.changes$.subscribe(() => evaluate()));
+    subs.push(
+      interval(opts.intervalMs, opts.scheduler).subscribe(() => {
+        drain();
+        const sample = reservoir.take();
+        if (sample.length > 0) subscriber.next(sample);
+      }),
+    );
+    return () => {
+      closed = true;
+      for (const s of subs) s.unsubscribe();
+      for (const a of attached.values()) a.detach();
+      attached.clear();
+    };
+  });
+}
