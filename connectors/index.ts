@@ -1,6 +1,7 @@
 /** The catalog: the one list of every component weir has. Registration is this list, not import side effects. */
 import type { ComponentDef, ComponentKind } from '../lib/component.js';
 import type { Catalog } from '../lib/config/load.js';
+import { cloudwQueueSource } from './sources/cloudw_queue/index.js';
 import { demoLogsSource } from './sources/demo_logs/index.js';
 import { eventdbMetricsSource } from './sources/eventdb_metrics/index.js';
 import { internalMetricsSource } from './sources/internal_metrics/index.js';
@@ -18,8 +19,10 @@ import { throttleTransform } from './transforms/throttle/index.js';
 import { tokenizerTransform } from './transforms/tokenizer/index.js';
 import { blackholeSink } from './sinks/blackhole/index.js';
 import { cloudwMonitorLogsSink } from './sinks/cloudw_monitor_logs/index.js';
+import { cloudwMonitorMetricsSink } from './sinks/cloudw_monitor_metrics/index.js';
 import { cloudwObjectStorageSink } from './sinks/cloudw_object_storage/index.js';
 import { cloudwQueueSink } from './sinks/cloudw_queue/index.js';
+import { cloudgPubsubSink } from './sinks/cloudg_pubsub/index.js';
 import { consoleSink } from './sinks/console/index.js';
 import { fileSink } from './sinks/file/index.js';
 import { httpSink } from './sinks/http/index.js';
@@ -30,6 +33,7 @@ import { socketSink } from './sinks/socket/index.js';
 import { tsdbMetricsSink } from './sinks/tsdb_metrics/index.js';
 
 export const components: readonly ComponentDef[] = [
+  cloudwQueueSource,
   demoLogsSource,
   eventdbMetricsSource,
   internalMetricsSource,
@@ -47,8 +51,10 @@ export const components: readonly ComponentDef[] = [
   tokenizerTransform,
   blackholeSink,
   cloudwMonitorLogsSink,
+  cloudwMonitorMetricsSink,
   cloudwObjectStorageSink,
   cloudwQueueSink,
+  cloudgPubsubSink,
   consoleSink,
   fileSink,
   httpSink,

@@ -1,0 +1,52 @@
+/**
+ * The HTTP side every `cloudg_*` sink shares: the shared HTTP service with the credentials'
+ * header signed onto each attempt, the answer rule (reference sinks §0.4, plus 401: the token was
+ * refused, so it is dropped and the request tried again with a fresh one) and the health check.
+ */
+import type { GlobalOptions } from '../../../lib/config/global.js';
+import type { ProxyConfig, TlsConfig } from '../../../lib/config/shared.js';
+import { type HttpService, createHttpService } from '../http/service.js';
+import { HttpStatusError, isRetriableTransportError, statusVerdict } from '../http/status.js';
+import type { Verdict } from '../request-sink.js';
+import { type CloudgAuth, CredentialsError } from './auth.js';
+
+/** The service of one sink; every attempt carries a current token (none with an API key). */
+export function createCloudgService(
+  auth: CloudgAuth,
+  opts: { tls?: TlsConfig | undefined; proxy?: ProxyConfig | undefined; headers?: Record<string, string> | undefined },
+  globals: Pick<GlobalOptions, 'proxy'>,
+): HttpService {
+  return createHttpService({ tls: opts.tls, proxy: opts.proxy, globals, headers: [opts.headers], sign: () => auth.headers() });
+}
+
+/** The verdict of an answer: §0.4's status rule, except that a 401 drops the token and is retried. */
+export function cloudgVerdict<R>(auth: CloudgAuth): (res: { readonly status: number; readonly body: string }) => Verdict<R> {
+  return (res) => {
+    if (res.status === 401 && auth.source !== 'api_key') {
+      auth.invalidate();
+      return { kind: 'retry', error: new HttpStatusError(res.status, res.body), status: 'rejected' };
+    }
+    return statusVerdict(res);
+  };
+}
+
+/** Transport errors, and a token that could not be fetched (the token endpoint may come back), are retried. */
+export const isRetriableCloudgError = (err: unknown): boolean => isRetriableTransportError(err) || err instanceof CredentialsError;
+
+/**
+ * reference sinks §7, §12: one request, never retried, after the credentials gave a token.
+ * 200 healthy; 403 "forbidden"; 404 `notFound` ("topic not found", "bucket not found").
+ */
+export async function cloudgHealthcheck(
+  service: HttpService,
+  auth: CloudgAuth,
+  req: { method: 'GET' | 'HEAD'; url: string; notFound: string; timeoutMs: number },
+): Promise<void> {
+  await auth.check();
+  const res = await service.send({ method: req.method, url: auth.url(req.url) }, AbortSignal.timeout(req.timeoutMs));
+  if (res.status === 200) return;
+  const detail = res.body ? `: ${res.body.slice(0, 200)}` : '';
+  if (res.status === 403) throw new Error(`forbidden: ${req.method} ${req.url} answered 403${detail}`);
+  if (res.status === 404) throw new Error(`${req.notFound}: ${req.method} ${req.url} answered 404${detail}`);
+  throw new Error(`unexpected status ${res.status}: ${req.method} ${req.url}${detail}`);
+}

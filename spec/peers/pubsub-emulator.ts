@@ -1,0 +1,133 @@
+/**
+ * The real Pub/Sub emulator (Debian's google-cloud-cli-pubsub-emulator, Java) on a loopback port,
+ * once per spec file, and a reader: the official @google-cloud/pubsub client through
+ * PUBSUB_EMULATOR_HOST, on a subscription the test creates. The emulator keeps everything in
+ * memory, so after `restart()` its topics and subscriptions must be created again.
+ */
+import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { type Message, PubSub, type Subscription } from '@google-cloud/pubsub';
+import { freePort } from '../helpers/free-port.js';
+
+/** The project every test uses (the emulator takes any valid id). */
+export const PROJECT = 'weir-test';
+
+/** The emulator's start script; `PUBSUB_EMULATOR_BIN` overrides the lookup. */
+export function pubsubEmulatorBin(): string | undefined {
+  const env = process.env.PUBSUB_EMULATOR_BIN;
+  if (env) return existsSync(env) ? env : undefined;
+  const known = '/usr/lib/google-cloud-sdk/platform/pubsub-emulator/bin/cloud-pubsub-emulator';
+  if (existsSync(known)) return known;
+  try {
+    return execFileSync('dpkg', ['-L', 'google-cloud-cli-pubsub-emulator'], { encoding: 'utf8' }).split('\n').find((l) => l.endsWith('bin/cloud-pubsub-emulator'));
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Whether the specs can run: the emulator is there. Under `CI=true` a missing emulator throws, so
+ * the run fails instead of skipping (it cannot be installed from the package repositories).
+ */
+export function requirePubsubEmulator(): boolean {
+  if (pubsubEmulatorBin()) return true;
+  const msg = 'the Pub/Sub emulator is not installed (Debian package google-cloud-cli-pubsub-emulator, with a Java 17 runtime)';
+  if (process.env.CI === 'true' || process.env.CI === '1') throw new Error(`${msg}; CI runs require it`);
+  console.error(`warning: ${msg}; skipping the cloudg_pubsub emulator specs`);
+  return false;
+}
+
+export interface PubsubEmulator {
+  /** host:port, as PUBSUB_EMULATOR_HOST. */
+  readonly host: string;
+  /** http://host:port, as the sink's `endpoint`. */
+  readonly url: string;
+  /** The official client, pointed at the emulator. */
+  readonly client: PubSub;
+  /** Creates a topic and a subscription on it; collects what arrives (acked) into `received`. */
+  topic(name: string): Promise<TopicReader>;
+  /** Kills the JVM; connections to the port are refused until `restart`. */
+  stop(): Promise<void>;
+  /** Starts a fresh emulator on the same port (empty: no topics). */
+  restart(): Promise<void>;
+  close(): Promise<void>;
+}
+
+export interface TopicReader {
+  readonly name: string;
+  readonly subscription: Subscription;
+  readonly received: Message[];
+  close(): Promise<void>;
+}
+
+async function waitReady(url: string, child: ChildProcess, log: () => string): Promise<void> {
+  const deadline = Date.now() + 60_000;
+  while (Date.now() < deadline) {
+    if (child.exitCode !== null) throw new Error(`the Pub/Sub emulator exited with ${child.exitCode}: ${log()}`);
+    try {
+      const res = await fetch(url);
+      if ((await res.text()).trim() === 'Ok') return;
+    } catch {
+      // not listening yet
+    }
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  throw new Error(`the Pub/Sub emulator did not answer at ${url} within 60 s: ${log()}`);
+}
+
+/** Starts the emulator on 127.0.0.1 and a free port; resolves once `GET /` answers "Ok". */
+export async function startPubsubEmulator(): Promise<PubsubEmulator> {
+  const bin = pubsubEmulatorBin();
+  if (!bin) throw new Error('the Pub/Sub emulator is not installed');
+  const port = await freePort();
+  const host = `127.0.0.1:${port}`;
+  const url = `http://${host}`;
+  let child: ChildProcess | undefined;
+  let output = '';
+  const launch = async () => {
+    output = '';
+    // the start script execs java, so this pid is the JVM's
+    const c = spawn(bin, [`--host=127.0.0.1`, `--port=${port}`], { stdio: ['ignore', 'pipe', 'pipe'] });
+    c.stdout!.on('data', (d: Buffer) => (output = (output + d.toString()).slice(-4000)));
+    c.stderr!.on('data', (d: Buffer) => (output = (output + d.toString()).slice(-4000)));
+    child = c;
+    await waitReady(url, c, () => output);
+  };
+  const kill = async () => {
+    const c = child;
+    child = undefined;
+    if (!c || c.exitCode !== null || c.signalCode !== null) return;
+    const exited = new Promise((r) => c.once('exit', r));
+    c.kill('SIGKILL');
+    await exited;
+  };
+  await launch();
+  process.env.PUBSUB_EMULATOR_HOST = host;
+  const client = new PubSub({ projectId: PROJECT });
+  const readers: TopicReader[] = [];
+  return {
+    host,
+    url,
+    client,
+    async topic(name) {
+      const [topic] = await client.createTopic(name);
+      const [subscription] = await topic.createSubscription(`${name}-sub`);
+      const received: Message[] = [];
+      subscription.on('message', (m: Message) => {
+        received.push(m);
+        m.ack();
+      });
+      subscription.on('error', () => undefined); // the stream reconnects across an emulator restart
+      const reader: TopicReader = { name, subscription, received, close: () => subscription.close() };
+      readers.push(reader);
+      return reader;
+    },
+    stop: kill,
+    restart: launch,
+    async close() {
+      for (const r of readers.splice(0)) await r.close().catch(() => undefined);
+      await client.close().catch(() => undefined);
+      await kill();
+    },
+  };
+}
