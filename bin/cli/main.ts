@@ -228,6 +228,58 @@ export async function main(argv: string[]): Promise<number> {
       );
     });
 
+  const positive = (name: string, min: number, max: number) => (v: string) => {
+    const n = Number(v);
+    if (!Number.isInteger(n) || n < min || n > max) throw new InvalidArgumentError(`${name} must be a whole number from ${min} to ${max}; got "${v}"`);
+    return n;
+  };
+  const apiUrl = () => new Option('-u, --url <url>', "the management API's GraphQL address").default('http://127.0.0.1:8686/graphql').env('WEIR_API_URL');
+
+  program
+    .command('tap')
+    .description("print sampled events flowing out of components of a running weir (through its management API)")
+    .argument('[patterns...]', 'component id globs whose outputs to tap (default "*" when no --outputs-of/--inputs-of)')
+    .addOption(apiUrl())
+    .addOption(new Option('--outputs-of <glob>', 'tap the outputs of matching sources and transforms; repeat or comma-separate').argParser(collect).default([]))
+    .addOption(new Option('--inputs-of <glob>', 'tap the events flowing into matching transforms and sinks; repeat or comma-separate').argParser(collect).default([]))
+    .addOption(new Option('-l, --limit <n>', 'at most this many events per interval (sampled)').default(100).argParser(positive('--limit', 1, 10000)))
+    .addOption(new Option('-i, --interval <ms>', 'how often sampled events are sent').default(500).argParser(positive('--interval', 10, 60000)))
+    .addOption(new Option('-f, --format <format>', 'json, yaml or logfmt').default('json').argParser(choice(['json', 'yaml', 'logfmt'])))
+    .option('-m, --meta', 'print each event with its component id, kind and type')
+    .option('-q, --quiet', 'leave out the pattern notifications')
+    .addOption(new Option('-d, --duration-ms <ms>', 'stop after this long').argParser(positive('--duration-ms', 1, Number.MAX_SAFE_INTEGER)))
+    .option('--no-reconnect', 'exit when the connection ends instead of reconnecting')
+    .action(async (patterns: string[], flags: Record<string, unknown>) => {
+      const { tapCommand } = await import('./tap.js');
+      const split = (xs: string[]) => xs.flatMap((x) => x.split(',')).filter((x) => x !== '');
+      code = await tapCommand(split(patterns), {
+        url: flags.url as string,
+        outputsOf: split(flags.outputsOf as string[]),
+        inputsOf: split(flags.inputsOf as string[]),
+        limit: flags.limit as number,
+        interval: flags.interval as number,
+        format: flags.format as 'json' | 'yaml' | 'logfmt',
+        meta: flags.meta === true,
+        quiet: flags.quiet === true,
+        durationMs: flags.durationMs as number | undefined,
+        reconnect: flags.reconnect !== false,
+      });
+    });
+
+  program
+    .command('top')
+    .description("a live dashboard of a running weir's components (through its management API)")
+    .addOption(apiUrl())
+    .addOption(new Option('-i, --interval <ms>', 'how often the metrics refresh').default(1000).argParser(positive('--interval', 10, 60000)))
+    .addOption(new Option('--components <glob>', 'show only components whose id matches; repeat or comma-separate').argParser(collect).default([]))
+    .option('-H, --human-metrics', 'short numbers (1.23k, 4.5 MiB) instead of exact ones')
+    .option('--no-reconnect', 'exit when the connection ends instead of reconnecting')
+    .action(async (flags: { url: string; interval: number; components: string[]; humanMetrics?: boolean; reconnect: boolean }) => {
+      const { topCommand } = await import('./top/command.js');
+      const globs = flags.components.flatMap((x) => x.split(',')).filter((x) => x !== '');
+      code = await topCommand({ url: flags.url, interval: flags.interval, components: globs.length ? globs : ['*'], humanMetrics: flags.humanMetrics === true, reconnect: flags.reconnect }, pkg.version);
+    });
+
   await program.parseAsync(argv);
   return code;
 }
