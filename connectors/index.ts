@@ -20,6 +20,7 @@ import { tokenizerTransform } from './transforms/tokenizer/index.js';
 import { blackholeSink } from './sinks/blackhole/index.js';
 import { cloudwMonitorLogsSink } from './sinks/cloudw_monitor_logs/index.js';
 import { cloudwMonitorMetricsSink } from './sinks/cloudw_monitor_metrics/index.js';
+import { cloudwMonitorMetricsSink } from './sinks/cloudw_monitor_metrics/index.js';
 import { cloudwObjectStorageSink } from './sinks/cloudw_object_storage/index.js';
 import { cloudwQueueSink } from './sinks/cloudw_queue/index.js';
 import { cloudgPubsubSink } from './sinks/cloudg_pubsub/index.js';
@@ -51,6 +52,7 @@ export const components: readonly ComponentDef[] = [
   tokenizerTransform,
   blackholeSink,
   cloudwMonitorLogsSink,
+  cloudwMonitorMetricsSink,
   cloudwMonitorMetricsSink,
   cloudwObjectStorageSink,
   cloudwQueueSink,

@@ -1,0 +1,51 @@
+/**
+ * PutMetricData on the official SDK client (reference sinks §11). The pinned client speaks awsJson
+ * 1.0; `compression = "gzip"` turns on its request compression for every body (it would otherwise
+ * compress bodies from 10 KiB on), `none` turns it off.
+ */
+import { CloudWatchClient, PutMetricDataCommand } from '@aws-sdk/client-cloudwatch';
+import type { ComponentContext } from '../../../lib/component.js';
+import { type CloudwClientConfig, cloudwClientConfig } from '../../shared/cloudw/client.js';
+import type { CloudwMonitorMetricsConfig } from './config.js';
+import type { MetricsRequest } from './request.js';
+
+/** How far one send got: the calls accepted, and the error that stopped the rest. */
+export interface PutOutcome {
+  readonly done: number;
+  readonly error?: unknown;
+}
+
+export interface MetricsService {
+  /** Sends the calls of a request in order; stops at the first failure and says how far it got. */
+  send(req: MetricsRequest, signal: AbortSignal): Promise<PutOutcome>;
+  /** reference sinks §11: one datum `healthcheck` = 1 in `default_namespace`. */
+  healthcheck(signal: AbortSignal): Promise<void>;
+  readonly config: CloudwClientConfig;
+  close(): void;
+}
+
+/** Builds the client; TLS files are read here, so bad ones fail at build. */
+export function createMetricsService(config: CloudwMonitorMetricsConfig, ctx: Pick<ComponentContext, 'globals'>): MetricsService {
+  const clientConfig = cloudwClientConfig(config, ctx);
+  const client = new CloudWatchClient({ ...clientConfig, disableRequestCompression: config.compression === 'none', requestMinCompressionSizeBytes: 0 });
+  return {
+    config: clientConfig,
+    async send(req, abortSignal) {
+      for (let i = 0; i < req.calls.length; i++) {
+        const call = req.calls[i]!;
+        // a call of first totals only has no datum to send
+        if (call.datums.length === 0) continue;
+        try {
+          await client.send(new PutMetricDataCommand({ Namespace: req.namespace, MetricData: call.datums as never }), { abortSignal });
+        } catch (error) {
+          return { done: i, error };
+        }
+      }
+      return { done: req.calls.length };
+    },
+    async healthcheck(abortSignal) {
+      await client.send(new PutMetricDataCommand({ Namespace: config.default_namespace, MetricData: [{ MetricName: 'healthcheck', Value: 1 }] }), { abortSignal });
+    },
+    close: () => client.destroy(),
+  };
+}
