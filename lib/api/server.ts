@@ -34,18 +34,17 @@ const KEEP_ALIVE_MS = 30_000;
 /** The API routes on an existing Fastify instance. */
 export const apiPlugin: FastifyPluginAsync<ApiPluginOptions> = async (app, opts) => {
   // CORS (reference §11.1): any origin, GET and POST; preflights answered here
-  app.addHook('onRequest', async (req, reply) => {
+  app.addHook('onRequest', async (_req, reply) => {
     reply.header('access-control-allow-origin', '*');
-    if (req.method === 'OPTIONS' && req.headers['access-control-request-method']) {
-      reply
-        .header('access-control-allow-methods', 'GET, POST')
-        .header('access-control-allow-headers', req.headers['access-control-request-headers'] ?? 'content-type')
-        .header('access-control-max-age', '86400')
-        .code(204)
-        .send();
-      return reply;
-    }
   });
+  app.options('*', async (req, reply) =>
+    reply
+      .header('access-control-allow-methods', 'GET, POST')
+      .header('access-control-allow-headers', req.headers['access-control-request-headers'] ?? 'content-type')
+      .header('access-control-max-age', '86400')
+      .code(204)
+      .send(),
+  );
 
   app.all('/health', async (_req, reply) => {
     const ok = opts.state() === 'running';
