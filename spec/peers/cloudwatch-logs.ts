@@ -213,7 +213,7 @@ export async function startCloudwatchLogs(options: CloudwatchLogsOptions = {}): 
     const type = String(req.headers['content-type'] ?? '').split(';')[0]!.trim();
     if (type !== 'application/x-amz-json-1.1') return awsJsonError('SerializationException', `Content-Type must be application/x-amz-json-1.1, got ${JSON.stringify(type)}`);
     const auth = checkSigV4(req, sig);
-    if (auth) return awsJsonError(auth.type, auth.message, 403);
+    if (auth) return awsJsonError(auth.type, auth.message, auth.status);
     const decoded = decodeBody(req, ['gzip']);
     if (!decoded.ok) return awsJsonError('SerializationException', decoded.message);
     let body: unknown;

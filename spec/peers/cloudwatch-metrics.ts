@@ -154,7 +154,7 @@ export async function startCloudwatchMetrics(options: CloudwatchMetricsOptions =
     const type = String(req.headers['content-type'] ?? '').split(';')[0]!.trim();
     if (type !== 'application/x-amz-json-1.0') return cloudwatchError('SerializationException', 'MalformedInput', `Content-Type must be application/x-amz-json-1.0, got ${JSON.stringify(type)}`);
     const auth = checkSigV4(req, sig);
-    if (auth) return cloudwatchError(auth.type, auth.type.replace(/Exception$/, ''), auth.message, 403);
+    if (auth) return cloudwatchError(auth.type, auth.type.replace(/Exception$/, ''), auth.message, auth.status);
     if (req.raw.length > MAX_BODY) return cloudwatchError('RequestEntityTooLargeException', 'RequestEntityTooLarge', 'Request size exceeded 1048576 bytes', 413);
     const decoded = decodeBody(req, ['gzip']);
     if (!decoded.ok) return cloudwatchError('SerializationException', 'MalformedInput', decoded.message);

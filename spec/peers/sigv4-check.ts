@@ -1,9 +1,10 @@
 /**
- * The SigV4 gate of the strict CloudWatch servers: the `Authorization` header's shape, its
- * credential scope (access key, date, region, service, `aws4_request`), and the signature.
- * Answers the error the service would send, or undefined when the request may pass.
+ * The SigV4 gate of the strict CloudWatch servers, on the shared verifier (sigv4.ts): the
+ * `Authorization` header's shape, the credential scope (date, region, service) and the signature
+ * over what arrived, with the error the service would send.
  */
 import type { PeerRequest } from './http-peer.js';
+import { verifySigV4 } from './sigv4.js';
 
 /** What a server accepts: one key pair, one region, one service name. */
 export interface SigV4Check {
@@ -17,22 +18,16 @@ export interface SigV4Check {
 export interface SigV4Refusal {
   readonly type: string;
   readonly message: string;
+  readonly status: number;
 }
 
-const AUTH = /^AWS4-HMAC-SHA256 Credential=([^/]+)\/(\d{8})\/([^/]+)\/([^/]+)\/aws4_request, ?SignedHeaders=([a-z0-9;-]+), ?Signature=([0-9a-f]{64})$/;
-
-/** Checks one request against `expected`. */
+/** Checks one request against `expected`; undefined when it may pass. */
 export function checkSigV4(req: PeerRequest, expected: SigV4Check): SigV4Refusal | undefined {
-  const header = String(req.headers.authorization ?? '');
-  const m = AUTH.exec(header);
-  if (!m) return { type: 'MissingAuthenticationTokenException', message: 'Missing Authentication Token' };
-  const [, key, date, region, service, signed] = m;
-  if (key !== expected.accessKeyId) return { type: 'UnrecognizedClientException', message: 'The security token included in the request is invalid.' };
-  const amzDate = String(req.headers['x-amz-date'] ?? '');
-  if (!amzDate.startsWith(date!)) return { type: 'InvalidSignatureException', message: 'Credential should be scoped to a valid date.' };
-  if (region !== expected.region) return { type: 'InvalidSignatureException', message: `Credential should be scoped to a valid region, not '${region}'.` };
-  if (service !== expected.service) return { type: 'InvalidSignatureException', message: `Credential should be scoped to correct service: '${expected.service}'.` };
-  const names = signed!.split(';');
-  if (!names.includes('host') || !names.includes('x-amz-date')) return { type: 'InvalidSignatureException', message: 'Signed headers must include host and x-amz-date.' };
-  return undefined;
+  const query = req.query.toString();
+  const url = query === '' ? req.path : `${req.path}?${query}`;
+  const r = verifySigV4(
+    { method: req.method, url, headers: req.headers, body: req.raw },
+    { service: expected.service, region: expected.region, keys: [{ accessKeyId: expected.accessKeyId, secretAccessKey: expected.secretAccessKey }] },
+  );
+  return r.ok ? undefined : { type: r.code, message: r.message, status: r.status };
 }
