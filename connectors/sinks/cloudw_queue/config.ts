@@ -30,7 +30,7 @@ export const CloudwQueueSinkConfig = v.pipe(
       message_group_id: v.optional(templateOption('Template of the message group of each event; required for FIFO queues, refused for others.')),
       message_deduplication_id: v.optional(templateOption('Template of the deduplication id of each event (FIFO queues); must be unique per event.')),
       // spec 01 §2.3: the codec is optional here; json when unset
-      encoding: v.optional(encodingSchema(['json', 'text'] as const, {}, 'json'), {}),
+      encoding: v.optional(encodingSchema(['json', 'text'] as const, {}, 'json'), { codec: 'json' as const }),
       request: requestSchema(QUEUE_REQUEST_DEFAULTS),
     },
     { proxy: true },
