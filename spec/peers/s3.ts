@@ -43,8 +43,11 @@ export async function startS3(buckets: readonly string[]): Promise<S3Peer> {
   };
 }
 
+/** An injected answer with a status. */
+type StatusFault = Exclude<Fault, number | string>;
+
 /** The S3 error document. */
-export function s3Error(status: number, code: string, message: string): Fault {
+export function s3Error(status: number, code: string, message: string): StatusFault {
   return {
     status,
     body: `<?xml version="1.0" encoding="UTF-8"?>\n<Error><Code>${code}</Code><Message>${message}</Message><RequestId>WEIRTEST</RequestId></Error>`,
@@ -91,7 +94,7 @@ export async function startS3Proxy(target: string, region = 'us-east-1'): Promis
   return startHttpPeer(async (req) => {
     const refusal = checkSigV4(req, { service: 's3', region, ...S3RVER_CREDENTIALS });
     if (refusal) {
-      const f = s3Error(403, refusal.type === 'UnrecognizedClientException' ? 'InvalidAccessKeyId' : 'SignatureDoesNotMatch', refusal.message) as Exclude<Fault, number | string>;
+      const f = s3Error(403, refusal.type === 'UnrecognizedClientException' ? 'InvalidAccessKeyId' : 'SignatureDoesNotMatch', refusal.message);
       return { status: f.status, body: f.body, headers: f.headers };
     }
     return forward(to, req);

@@ -19,12 +19,14 @@ export const MIN_PART_BYTES = 5 * 1024 * 1024;
 export const MAX_PUT_BYTES = 5 * 1024 * 1024 * 1024;
 
 /** `bucket`: a name only (spec 01 §2.3): no `s3://`-style scheme, no trailing `/`. */
+const SCHEME = /^[a-z][a-z0-9+.-]*:\/\//i;
 const bucketSchema = v.pipe(
   v.string(),
   v.minLength(1, 'must not be empty'),
-  v.check((b) => !/^[a-z][a-z0-9+.-]*:\/\//i.test(b), 'must be the bucket name only, without a scheme such as "s3://"'),
-  v.check((b) => !b.endsWith('/'), 'must be the bucket name only, without a trailing "/" (put folders in key_prefix)'),
-  v.check((b) => !b.includes('/'), 'must be the bucket name only; put folders in key_prefix'),
+  v.check((b) => !SCHEME.test(b), 'must be the bucket name only, without a scheme such as "s3://"'),
+  v.check((b) => SCHEME.test(b) || !b.endsWith('/'), 'must be the bucket name only, without a trailing "/" (put folders in key_prefix)'),
+  // one issue per mistake: a scheme or a trailing slash is reported above
+  v.check((b) => SCHEME.test(b) || b.endsWith('/') || !b.includes('/'), 'must be the bucket name only; put folders in key_prefix'),
   v.description('Bucket name.'),
 );
 
