@@ -18,6 +18,8 @@ const PEERS = {
   systemd: '/usr/bin/systemd-socket-activate',
   // the Python fluent forward client for the logfwd source (spec/connectors/sources/logfwd/clients.spec.ts)
   'python3-fluent-logger': '/usr/lib/python3/dist-packages/fluent/sender.py',
+  // a real terminal for `weir top` (spec/integration/api-clients.spec.ts)
+  tmux: '/usr/bin/tmux',
 };
 
 const missing = Object.entries(PEERS).filter(([, bin]) => !existsSync(bin) && !existsSync(bin.replace('/usr/bin/', '/usr/sbin/')));

@@ -42,13 +42,14 @@ interface TapItem {
 /** The text printed for one event: the server's encoding, or with `--meta` the event inside its component's details. */
 export function formatTapEvent(item: TapItem, flags: Pick<TapFlags, 'format' | 'meta'>): string {
   const text = item.string ?? '';
-  if (!flags.meta) return text;
+  // YAML documents in a row need their separator to be read back
+  if (!flags.meta) return flags.format === 'yaml' && !text.startsWith('---') ? '---\n' + text.trimEnd() : text;
   const meta = { component_id: item.componentId, component_kind: item.componentKind, component_type: item.componentType };
   switch (flags.format) {
     case 'json':
       return JSON.stringify({ ...meta, event: JSON.parse(text) as unknown });
     case 'yaml':
-      return yamlText({ ...meta, event: yamlParse(text) as unknown }).trimEnd();
+      return '---\n' + yamlText({ ...meta, event: yamlParse(text) as unknown }).trimEnd();
     case 'logfmt':
       return `component_id=${item.componentId} component_kind=${item.componentKind} component_type=${item.componentType} ${text}`;
   }
