@@ -93,6 +93,14 @@ describe('connectors/sinks/cloudw_object_storage: options (spec 01 §2.1-§2.3, 
     expect(ok.code, ok.out).to.equal(0);
   });
 
+  it('config/examples/cloudw_object_storage.toml validates', async () => {
+    const file = join(import.meta.dirname ?? '.', '../../../../config/examples/cloudw_object_storage.toml');
+    let out = '';
+    const sink = new Writable({ write(chunk, _e, cb) { out += chunk; cb(); } });
+    const code = await validateCommand({ files: [file], environment: false, skipHealthchecks: true, denyWarnings: false }, sink);
+    expect(code, out).to.equal(0);
+  });
+
   it('is in the catalog under its name and Vector\'s (aws_s3)', async () => {
     const { catalog } = await import('../../../../connectors/index.js');
     expect(catalog.find('sink', 'cloudw_object_storage')?.type).to.equal('cloudw_object_storage');
