@@ -66,6 +66,13 @@ describe('connectors/sinks/cloudw_monitor_logs: retries and faults', () => {
     expect(ctx.metric('component_errors_total', { error_type: 'request_failed', stage: 'sending' })).to.equal(1);
   });
 
+  it('wrong credentials: the server refuses the signature and the batch is rejected, not retried', async () => {
+    const ds = await runSink(config({ auth: { access_key_id: 'AKIDWEIRTEST', secret_access_key: 'wrong' } }), of([log('a', now)]));
+    expect(ds.map((d) => d.status)).to.deep.equal(['rejected']);
+    expect(peer.requests).to.have.length(1);
+    expect(peer.events('app', 'web')).to.have.length(0);
+  });
+
   it('retry_attempts bounds the retries; a retriable failure then ends errored', async () => {
     peer.fault = () => awsError('ThrottlingException');
     const ds = await runSink(config({}, { retry_attempts: 2 }), of([log('a', now)]));

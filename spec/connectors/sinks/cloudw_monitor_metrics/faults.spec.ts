@@ -61,6 +61,12 @@ describe('connectors/sinks/cloudw_monitor_metrics: retries and faults', () => {
     expect(ctx.metric('component_errors_total', { error_type: 'request_failed', stage: 'sending' })).to.equal(1);
   });
 
+  it('wrong credentials: the server refuses the signature and the batch is rejected, not retried', async () => {
+    const ds = await runSink(config({ auth: { access_key_id: 'AKIDWEIRTEST', secret_access_key: 'wrong' } }), of(events(2)));
+    expect(ds.map((d) => [d.status, d.events.length])).to.deep.equal([['rejected', 2]]);
+    expect(peer.requests).to.have.length(1);
+  });
+
   it('throttling, 5xx, resets and stalls in rotation with concurrency 4: every metric stored, none lost', async () => {
     const rotation = [cwError('ThrottlingException', 'Throttling'), 500, 'reset', 'stall', 503] as const;
     let served = 0;
