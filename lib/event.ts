@@ -48,12 +48,14 @@ export class EventMetadata {
     public notifiers: BatchNotifier[] | undefined = undefined,
     /** The `%` metadata tree of the remap language. */
     public value: ObjectValue | undefined = undefined,
+    /** Secrets set by remap's set_secret (name → secret); kept apart from `%`, never serialized. */
+    public secrets: ReadonlyMap<string, string> | undefined = undefined,
   ) {}
 
   /** Copy for fan-out: the copy holds its own claim on every notifier. */
   clone(): EventMetadata {
     if (this.notifiers) for (const n of this.notifiers) n.retain();
-    return new EventMetadata(this.sourceId, this.sourceType, this.notifiers, this.value && (cloneValue(this.value) as ObjectValue));
+    return new EventMetadata(this.sourceId, this.sourceType, this.notifiers, this.value && (cloneValue(this.value) as ObjectValue), this.secrets);
   }
   /** Settles this copy's claims (idempotent: the claims are released once). */
   settle(status: DeliveryStatus): void {

@@ -1292,7 +1292,8 @@ export class Compiler {
     const ref = this.queryRef(q, sc, st);
     const rootKind =
       q.target.kind === 'event' ? st.target : q.target.kind === 'meta' ? st.meta : q.target.kind === 'var' ? st.locals.get(sc.lookup(q.target.name) ?? -1) ?? K.K_NULL : K.ANY;
-    return { ref, info: { present: true, kind: c.kind, isConstant: false, fallible: false, rootKind, path: q.path.map(toKSeg) } };
+    const root = q.target.kind === 'var' ? { kind: q.target.kind, name: q.target.name } : { kind: q.target.kind };
+    return { ref, info: { present: true, kind: c.kind, isConstant: false, fallible: false, rootKind, path: q.path.map(toKSeg), root } };
   }
 
   /** The function's compile-time validation of its arguments; what it returns reaches every call (E610 with E403's labels). */

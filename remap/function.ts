@@ -30,6 +30,8 @@ export interface ArgInfo {
   /** For path arguments: kind of the path's root and the path itself. */
   readonly rootKind?: Kind;
   readonly path?: readonly KSeg[];
+  /** For path arguments: `event`, `meta`, `var` (with its name) or `expr`, where the path starts. */
+  readonly root?: { readonly kind: 'event' | 'meta' | 'var' | 'expr'; readonly name?: string };
 }
 
 /** A path argument: reads, removes or tests the value in place. */

@@ -14,6 +14,8 @@ import { unusedWarnings } from './unused.js';
 import { resolveTimezone } from '../lib/time/strftime.js';
 import { DEFAULT_MAX_DECOMPRESSED_BYTES } from '../lib/net/compression.js';
 import { decoders } from './stdlib/encoding-compression.js';
+import { SECRET_FUNCTIONS, type Secrets, attachSecrets, secretsOf } from './stdlib/secrets.js';
+import type { Expr } from './ast.js';
 
 /** Diagnostics types and their VRL-style renderer. */
 export { CompileError, type Diagnostic, formatDiagnostics } from './diagnostic.js';
@@ -38,10 +40,13 @@ export interface CompileOptions {
   readonly maxDecompressedBytes?: number;
 }
 
-/** Outcome of one run. `target`/`meta` are the event and metadata after the program. */
+/**
+ * Outcome of one run. `target`/`meta` are the event and metadata after the program; `secrets` the
+ * event's secrets after it, set only for programs that call a secret function.
+ */
 export type RunResult =
-  | { readonly ok: true; readonly value: Value; readonly target: Value; readonly meta: Value }
-  | { readonly ok: false; readonly aborted: boolean; readonly error: string; readonly target: Value; readonly meta: Value };
+  | { readonly ok: true; readonly value: Value; readonly target: Value; readonly meta: Value; readonly secrets?: Secrets }
+  | { readonly ok: false; readonly aborted: boolean; readonly error: string; readonly target: Value; readonly meta: Value; readonly secrets?: Secrets };
 
 const NO_VARS: Value[] = [];
 
@@ -61,13 +66,16 @@ export class Program {
     /** Whether the program can stop early (`abort`, `!` calls). */
     readonly abortable: boolean,
     private readonly log: ((level: string, message: string) => void) | undefined = undefined,
+    /** Whether the program calls get_secret, set_secret or remove_secret. */
+    readonly usesSecrets = false,
   ) {}
 
-  /** Runs on an event (mutated in place when it is an object) and its metadata. */
-  run(target: Value, meta: Value = {}): RunResult {
+  /** Runs on an event (mutated in place when it is an object), its metadata and its secrets (copied, never changed). */
+  run(target: Value, meta: Value = {}, secrets?: ReadonlyMap<string, string>): RunResult {
     // a program without variables shares one empty slot array: no allocation per event for it
     const vars = this.slots === 0 ? NO_VARS : new Array<Value>(this.slots).fill(null);
     const ctx = new Ctx(target, meta, vars, this.tz, this.log);
+    if (this.usesSecrets) return this.runWithSecrets(ctx, secrets);
     try {
       const value = this.exec(ctx);
       return { ok: true, value, target: ctx.target, meta: ctx.meta };
@@ -79,6 +87,35 @@ export class Program {
       return { ok: false, aborted: false, error: `internal error: ${(x as Error).message}`, target: ctx.target, meta: ctx.meta };
     }
   }
+
+  private runWithSecrets(ctx: Ctx, secrets: ReadonlyMap<string, string> | undefined): RunResult {
+    attachSecrets(ctx, secrets);
+    try {
+      const value = this.exec(ctx);
+      return { ok: true, value, target: ctx.target, meta: ctx.meta, secrets: secretsOf(ctx) };
+    } catch (x) {
+      if (x instanceof ReturnSignal) return { ok: true, value: x.value, target: ctx.target, meta: ctx.meta, secrets: secretsOf(ctx) };
+      if (x instanceof AbortSignal) return { ok: false, aborted: true, error: x.message ?? 'aborted', target: ctx.target, meta: ctx.meta };
+      if (x instanceof VrlError) return { ok: false, aborted: false, error: x.message, target: ctx.target, meta: ctx.meta };
+      return { ok: false, aborted: false, error: `internal error: ${(x as Error).message}`, target: ctx.target, meta: ctx.meta };
+    }
+  }
+}
+
+/** Whether the program calls one of these functions anywhere (a walk over the syntax tree). */
+function callsAny(exprs: readonly Expr[], names: ReadonlySet<string>): boolean {
+  const stack: unknown[] = [...exprs];
+  while (stack.length > 0) {
+    const x = stack.pop();
+    if (x === null || typeof x !== 'object') continue;
+    if (Array.isArray(x)) stack.push(...(x as unknown[]));
+    else {
+      const node = x as { k?: unknown; name?: unknown };
+      if (node.k === 'call' && typeof node.name === 'string' && names.has(node.name)) return true;
+      stack.push(...Object.values(node));
+    }
+  }
+  return false;
 }
 
 let defaultFunctions: Map<string, FnDef> | undefined;
@@ -121,6 +158,6 @@ export function compile(source: string, options: CompileOptions = {}): Program {
   const prog = c.program(exprs);
   if (c.diags.length > 0) throw new CompileError(c.diags, source);
   const warnings = options.unusedCheck === false ? prog.warnings : [...prog.warnings, ...unusedWarnings(source, exprs)];
-  return new Program(prog.run, prog.slots, warnings, options.timezone, source, prog.kind, prog.mutatesExternal, prog.abortable, options.log);
+  return new Program(prog.run, prog.slots, warnings, options.timezone, source, prog.kind, prog.mutatesExternal, prog.abortable, options.log, callsAny(exprs, SECRET_FUNCTIONS));
 }
 

@@ -38,6 +38,9 @@ import { yamlFunctions } from './parse-yaml.js';
 import { pathFunctions } from './paths.js';
 import { randomFunctions } from './random.js';
 import { redactFunctions } from './redact.js';
+import { reverseDnsFunctions } from './reverse-dns.js';
+import { secretFunctions } from './secrets.js';
+import { semanticMeaningFunctions } from './semantic-meaning.js';
 import { regexFunctions } from './regex-match.js';
 import { caseFunctions } from './string-case.js';
 import { stringFunctions } from './strings.js';
@@ -92,10 +95,13 @@ export const stdlib: readonly FnDef[] = [
   ...yamlFunctions,
   // network, environment and events
   ...ipFunctions,
+  ...reverseDnsFunctions,
   ...filePathFunctions,
   ...uuidFunctions,
   ...systemFunctions,
   ...logFunctions,
   ...redactFunctions,
   ...datadogQueryFunctions,
+  ...secretFunctions,
+  ...semanticMeaningFunctions,
 ];

@@ -81,10 +81,11 @@ export function remap(opts: RemapOptions): OperatorFunction<EventBatch, EventBat
             let aborted: boolean;
             let original: ObjectValue | undefined;
             if (e.type === 'metric') {
-              const r = program.run(metricToValue(e, tagMode), e.meta.value ?? {});
+              const r = program.run(metricToValue(e, tagMode), e.meta.value ?? {}, e.meta.secrets);
               const invalid = r.ok ? applyMetricValue(e, r.target, tagMode) : r.error;
               if (invalid === undefined) {
                 e.meta.value = isObject(r.meta) ? r.meta : undefined;
+                if (r.secrets) e.meta.secrets = r.secrets;
                 out.push(e);
                 continue;
               }
@@ -92,8 +93,10 @@ export function remap(opts: RemapOptions): OperatorFunction<EventBatch, EventBat
               aborted = !r.ok && r.aborted;
             } else {
               original = keepOriginal ? (cloneValue(e.fields) as ObjectValue) : undefined;
-              const r = program.run(e.fields, e.meta.value ?? {});
+              const r = program.run(e.fields, e.meta.value ?? {}, e.meta.secrets);
               if (r.ok) {
+                // the run's copy of the secrets replaces the event's (copies for array results share it: it is never changed in place)
+                if (r.secrets) e.meta.secrets = r.secrets;
                 eventsFrom(r.target, r.meta, e, out);
                 continue;
               }
