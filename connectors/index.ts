@@ -20,9 +20,10 @@ import { tokenizerTransform } from './transforms/tokenizer/index.js';
 import { blackholeSink } from './sinks/blackhole/index.js';
 import { cloudwMonitorLogsSink } from './sinks/cloudw_monitor_logs/index.js';
 import { cloudwMonitorMetricsSink } from './sinks/cloudw_monitor_metrics/index.js';
-import { cloudwMonitorMetricsSink } from './sinks/cloudw_monitor_metrics/index.js';
 import { cloudwObjectStorageSink } from './sinks/cloudw_object_storage/index.js';
 import { cloudwQueueSink } from './sinks/cloudw_queue/index.js';
+import { cloudwStreamSink } from './sinks/cloudw_stream/index.js';
+import { cloudgObjectStorageSink } from './sinks/cloudg_object_storage/index.js';
 import { cloudgPubsubSink } from './sinks/cloudg_pubsub/index.js';
 import { consoleSink } from './sinks/console/index.js';
 import { fileSink } from './sinks/file/index.js';
@@ -53,9 +54,10 @@ export const components: readonly ComponentDef[] = [
   blackholeSink,
   cloudwMonitorLogsSink,
   cloudwMonitorMetricsSink,
-  cloudwMonitorMetricsSink,
   cloudwObjectStorageSink,
   cloudwQueueSink,
+  cloudwStreamSink,
+  cloudgObjectStorageSink,
   cloudgPubsubSink,
   consoleSink,
   fileSink,

@@ -1,0 +1,38 @@
+/** Options of the `cloudw_stream` sink (spec 01 §2.1, §2.2, §2.3 `cloudw_stream`; reference sinks §6). */
+import * as v from 'valibot';
+import { encodingSchema } from '../../../lib/codecs/encoding.js';
+import { REQUEST_DEFAULTS, batchSchema, compressionSchema, pathItem, requestSchema, sinkObject, throwsNot } from '../../../lib/config/shared.js';
+import { parsePath } from '../../../lib/path.js';
+import { cloudwConnectionEntries, requireRegionOrEndpoint } from '../../shared/cloudw/options.js';
+
+/** Service limits of one PutRecords call (reference sinks §6); the batch options may not exceed them. */
+export const MAX_RECORDS_PER_CALL = 500;
+export const MAX_BATCH_BYTES = 5_000_000;
+
+/** Valibot schema of the `cloudw_stream` sink. */
+export const CloudwStreamSinkConfig = v.pipe(
+  sinkObject(
+    'cloudw_stream',
+    {
+      stream_name: v.pipe(v.string(), v.minLength(1, 'must not be empty'), v.maxLength(128, 'must be at most 128 characters'), v.regex(/^[a-zA-Z0-9_.-]+$/, 'may hold only letters, digits, "_", "." and "-"'), v.description('Name of the stream to put records to.')),
+      partition_key_field: v.optional(
+        v.pipe(v.string(), v.minLength(1, 'must not be empty'), throwsNot(parsePath), v.description('Event field whose value is the partition key (cut at 256 characters); without it each record gets a random key.')),
+      ),
+      ...cloudwConnectionEntries(),
+      encoding: encodingSchema(['json', 'text'] as const),
+      compression: compressionSchema(['none', 'gzip'] as const, 'none'),
+      batch: batchSchema({ max_events: MAX_RECORDS_PER_CALL, max_bytes: MAX_BATCH_BYTES, timeout_secs: 1 }),
+      request: requestSchema(REQUEST_DEFAULTS),
+    },
+    { proxy: true, allowDiskV1: true },
+  ),
+  requireRegionOrEndpoint(),
+  v.rawCheck(({ dataset, addIssue }) => {
+    if (!dataset.typed) return;
+    const b = dataset.value.batch;
+    if (b.max_events !== undefined && b.max_events > MAX_RECORDS_PER_CALL) addIssue({ message: `must be at most ${MAX_RECORDS_PER_CALL} (records per PutRecords call)`, path: [pathItem(dataset.value, 'batch'), pathItem(b, 'max_events')] });
+    if (b.max_bytes !== undefined && b.max_bytes > MAX_BATCH_BYTES) addIssue({ message: `must be at most ${MAX_BATCH_BYTES} (bytes per PutRecords call)`, path: [pathItem(dataset.value, 'batch'), pathItem(b, 'max_bytes')] });
+  }),
+);
+/** Validated `cloudw_stream` options. */
+export type CloudwStreamSinkConfig = v.InferOutput<typeof CloudwStreamSinkConfig>;
