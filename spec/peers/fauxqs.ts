@@ -14,6 +14,7 @@ import {
 } from '@aws-sdk/client-sqs';
 import { buildApp } from 'fauxqs';
 import type { AddressInfo } from 'node:net';
+import type { SigV4Options } from './sigv4.js';
 
 export interface Fauxqs {
   /** `http://127.0.0.1:PORT`, the endpoint components are configured with. */
@@ -33,6 +34,8 @@ export interface Fauxqs {
 
 /** Credentials the emulator accepts (it checks none). */
 export const TEST_KEYS = { access_key_id: 'AKIDTEST', secret_access_key: 'secret' } as const;
+/** The signature check a proxy in front of the emulator applies: the test keys, region us-east-1. */
+export const SQS_SIGV4: SigV4Options = { service: 'sqs', region: 'us-east-1', keys: [{ accessKeyId: TEST_KEYS.access_key_id, secretAccessKey: TEST_KEYS.secret_access_key }] };
 
 export async function startFauxqs(): Promise<Fauxqs> {
   const app = buildApp({ logger: false });

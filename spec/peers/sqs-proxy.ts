@@ -4,9 +4,12 @@
  * AmazonSQS.<Operation>`) and recorded; a test's `fault` hook decides, per request, to answer
  * throttling or a 5xx, to reset the connection, to stall, or to let a SendMessageBatch through
  * with some entries held back and reported failed by the service (`SenderFault: false`).
+ * With `sigv4` set it checks every request's signature (the emulator checks none) and answers a
+ * bad one as the service does.
  */
 import { type IncomingMessage, type Server, type ServerResponse, createServer, request as httpRequest } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
+import { type SigV4Options, verifySigV4 } from './sigv4.js';
 
 /** One request as the proxy saw it. */
 export interface SqsCall {
@@ -43,7 +46,7 @@ const json = (res: ServerResponse, status: number, body: unknown, headers: Recor
 };
 
 /** Starts the proxy on 127.0.0.1 in front of `target` (`http://127.0.0.1:PORT`). */
-export async function startSqsProxy(target: string): Promise<SqsProxy> {
+export async function startSqsProxy(target: string, opts: { sigv4?: SigV4Options } = {}): Promise<SqsProxy> {
   const upstream = new URL(target);
   const counts = new Map<string, number>();
   const sockets = new Set<Socket>();
@@ -90,6 +93,10 @@ export async function startSqsProxy(target: string): Promise<SqsProxy> {
         }
         const call: SqsCall = { operation, body, headers: req.headers };
         proxy.calls.push(call);
+        if (opts.sigv4) {
+          const v = verifySigV4({ method: req.method ?? 'POST', url: req.url ?? '/', headers: req.headers, body: raw }, opts.sigv4);
+          if (!v.ok) return json(res, v.status, { __type: `com.amazonaws.sqs#${v.code}`, message: v.message }, { 'x-amzn-query-error': `${v.code};Sender` });
+        }
         const n = counts.get(operation) ?? 0;
         counts.set(operation, n + 1);
         const fault = proxy.fault?.(call, n);

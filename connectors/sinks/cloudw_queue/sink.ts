@@ -12,9 +12,21 @@ import { MAX_BATCH_ENTRIES, MAX_MESSAGE_BYTES, type QueueMessage, createQueueEnc
 import { type QueueRequest, buildQueueRequest } from './request.js';
 import { classifyBatchAnswer } from './retry.js';
 
-/** The client the sink sends with (tests pass one that points at a proxy). */
-export const createQueueClient = (config: CloudwQueueSinkConfig, ctx: Pick<ComponentContext, 'globals'>): SQSClient =>
-  new SQSClient(cloudwClientConfig(config, ctx));
+/** The client the sink sends with; `request.headers` go on every call, signed with it. */
+export function createQueueClient(config: CloudwQueueSinkConfig, ctx: Pick<ComponentContext, 'globals'>, clientConfig = cloudwClientConfig(config, ctx)): SQSClient {
+  const client = new SQSClient(clientConfig);
+  const headers = config.request.headers;
+  if (Object.keys(headers).length > 0)
+    client.middlewareStack.add(
+      (next) => (args) => {
+        const request = args.request as { headers?: Record<string, string> } | undefined;
+        if (request?.headers) Object.assign(request.headers, headers);
+        return next(args);
+      },
+      { step: 'build', name: 'weirRequestHeaders' },
+    );
+  return client;
+}
 
 /**
  * Builds the sink. Messages go out in SendMessageBatch calls of at most 10 entries and 256 KiB
@@ -68,7 +80,7 @@ export function buildCloudwQueueSink(config: CloudwQueueSinkConfig, ctx: SinkCon
 export async function cloudwQueueHealthcheck(config: CloudwQueueSinkConfig, ctx: Pick<ComponentContext, 'globals'>, client?: SQSClient): Promise<void> {
   if (config.healthcheck.enabled === false) return;
   const clientConfig = cloudwClientConfig(config, ctx);
-  const sqs = client ?? new SQSClient(clientConfig);
+  const sqs = client ?? createQueueClient(config, ctx, clientConfig);
   try {
     await cloudwHealthcheck(
       clientConfig.credentials,

@@ -37,6 +37,8 @@ export function buildCloudwQueueSource(config: CloudwQueueSourceConfig, ctx: Sou
     const decode = createMessageDecoder(config, ctx);
     const deleter = createDeleter(sqs, config.queue_url, events, DELETE_TIMEOUT_MS);
     const receivedBytes = receivedBytesCounter(ctx);
+    // a sink downstream asks for acknowledgements, or the source's own (older) switch does
+    const waitsForDelivery = ctx.acknowledgements || config.acknowledgements.enabled === true;
     const stop = new AbortController();
     let unsettled = 0;
     let closed = false;
@@ -64,7 +66,7 @@ export function buildCloudwQueueSource(config: CloudwQueueSourceConfig, ctx: Sou
         receivedBytes.add(body.length);
         const start = batch.length;
         const n = decode(body, sentTimestamp(m.Attributes, now), batch);
-        if (n > 0 && ctx.acknowledgements) {
+        if (n > 0 && waitsForDelivery) {
           unsettled++;
           attachNotifier(batch.slice(start), new BatchNotifier(config.delete_message ? settled(m.ReceiptHandle) : () => (unsettled--, release())));
         } else if (config.delete_message) deleteNow.push(m.ReceiptHandle);

@@ -9,7 +9,7 @@ import { CloudwQueueSinkConfig } from '../../../../connectors/sinks/cloudw_queue
 import { cloudwQueueSink } from '../../../../connectors/sinks/cloudw_queue/index.js';
 import { cloudwQueueHealthcheck } from '../../../../connectors/sinks/cloudw_queue/sink.js';
 import { testSinkContext } from '../../../helpers/sink-context.js';
-import { type Fauxqs, startFauxqs } from '../../../peers/fauxqs.js';
+import { type Fauxqs, SQS_SIGV4, startFauxqs } from '../../../peers/fauxqs.js';
 import { type SqsProxy, startSqsProxy } from '../../../peers/sqs-proxy.js';
 import { queueConfig } from './harness.js';
 
@@ -92,7 +92,7 @@ describe('connectors/sinks/cloudw_queue: health check', function () {
   let proxy: SqsProxy;
   before(async () => {
     sqs = await startFauxqs();
-    proxy = await startSqsProxy(sqs.endpoint);
+    proxy = await startSqsProxy(sqs.endpoint, { sigv4: SQS_SIGV4 });
   });
   after(async () => {
     await proxy.close();

@@ -10,7 +10,7 @@ import { TEST_KEYS } from '../../../peers/fauxqs.js';
 
 /** Parses a config the way the loader does, pointed at `endpoint` with the test keys. */
 export function queueConfig(endpoint: string, queueUrl: string, extra: Record<string, unknown> = {}): CloudwQueueSinkConfig {
-  return v.parse(CloudwQueueSinkConfig, { type: 'cloudw_queue', inputs: ['in'], queue_url: queueUrl, endpoint, auth: { ...TEST_KEYS }, ...extra });
+  return v.parse(CloudwQueueSinkConfig, { type: 'cloudw_queue', inputs: ['in'], queue_url: queueUrl, endpoint, region: 'us-east-1', auth: { ...TEST_KEYS }, ...extra });
 }
 
 /** Fast timings for tests (the schema takes whole seconds, the sink any number); no rate limit unless given. */

@@ -7,7 +7,8 @@ import { expect } from 'chai';
 import { of } from 'rxjs';
 import type { LogEvent } from '../../../../lib/event.js';
 import { testSinkContext } from '../../../helpers/sink-context.js';
-import { type Fauxqs, startFauxqs } from '../../../peers/fauxqs.js';
+import { startTinyproxy } from '../../../helpers/tinyproxy.js';
+import { type Fauxqs, SQS_SIGV4, startFauxqs } from '../../../peers/fauxqs.js';
 import { type SqsProxy, startSqsProxy } from '../../../peers/sqs-proxy.js';
 import { count, fast, log, queueConfig, runSink } from './harness.js';
 
@@ -23,7 +24,7 @@ describe('connectors/sinks/cloudw_queue: sending to the queue emulator', functio
 
   before(async () => {
     sqs = await startFauxqs();
-    proxy = await startSqsProxy(sqs.endpoint);
+    proxy = await startSqsProxy(sqs.endpoint, { sigv4: SQS_SIGV4 });
   });
   after(async () => {
     await proxy.close();
@@ -175,5 +176,50 @@ describe('connectors/sinks/cloudw_queue: sending to the queue emulator', functio
     // the third call starts no sooner than the second window
     expect(times[2]! - times[0]!).to.be.at.least(900);
     await sqs.receive(url, 30);
+  });
+  it('wrong credentials: the queue refuses the signature; rejected, not retried', async () => {
+    const url = await queue();
+    const ds = await runSink(fast(queueConfig(proxy.url, url, { auth: { access_key_id: 'AKIDTEST', secret_access_key: 'wrong' } })), of([log('x')]));
+    expect(count(ds, 'rejected')).to.equal(1);
+    expect(batches()).to.have.length(1);
+    expect(await sqs.depth(url)).to.deep.equal({ visible: 0, inFlight: 0 });
+  });
+
+  it('credentials from the CLOUDW_* variables when auth sets none', async () => {
+    const url = await queue();
+    const saved = { id: process.env.CLOUDW_ACCESS_KEY_ID, secret: process.env.CLOUDW_SECRET_ACCESS_KEY };
+    process.env.CLOUDW_ACCESS_KEY_ID = 'AKIDTEST';
+    process.env.CLOUDW_SECRET_ACCESS_KEY = 'secret';
+    try {
+      const cfg = queueConfig(proxy.url, url);
+      cfg.auth = {} as typeof cfg.auth;
+      const ds = await runSink(fast(cfg), of([log('from env')]));
+      expect(count(ds, 'delivered')).to.equal(1);
+    } finally {
+      for (const [k, val] of [['CLOUDW_ACCESS_KEY_ID', saved.id], ['CLOUDW_SECRET_ACCESS_KEY', saved.secret]] as const)
+        if (val === undefined) delete process.env[k];
+        else process.env[k] = val;
+    }
+    expect(batches()[0]!.headers.authorization).to.match(/Credential=AKIDTEST\/\d{8}\/us-east-1\/sqs\/aws4_request/);
+  });
+
+  it('request.headers go on every call', async () => {
+    const url = await queue();
+    const ds = await runSink(fast(queueConfig(proxy.url, url, { request: { headers: { 'x-weir-test': 'yes' } } })), of([log('h')]));
+    expect(count(ds, 'delivered')).to.equal(1);
+    expect(batches()[0]!.headers['x-weir-test']).to.equal('yes');
+  });
+
+  it('proxy: the calls go through the configured proxy', async () => {
+    const tiny = await startTinyproxy();
+    try {
+      const url = await queue();
+      const ds = await runSink(fast(queueConfig(sqs.endpoint, url, { proxy: { http: tiny.url } })), of([log('proxied')]));
+      expect(count(ds, 'delivered')).to.equal(1);
+      expect(tiny.connections().join('\n')).to.include(sqs.endpoint.replace('http://', ''));
+      expect((await sqs.receive(url, 1)).map((m) => m.Body)).to.deep.equal(['{"message":"proxied"}']);
+    } finally {
+      await tiny.stop();
+    }
   });
 });

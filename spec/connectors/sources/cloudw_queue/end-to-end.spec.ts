@@ -15,7 +15,7 @@ import { LogRoot } from '../../../../lib/log.js';
 import { Topology } from '../../../../lib/topology/topology.js';
 import { testCatalog } from '../../../helpers/test-components.js';
 import { until } from '../../../helpers/wait.js';
-import { type Fauxqs, TEST_KEYS, startFauxqs } from '../../../peers/fauxqs.js';
+import { type Fauxqs, SQS_SIGV4, TEST_KEYS, startFauxqs } from '../../../peers/fauxqs.js';
 import { type SqsProxy, startSqsProxy } from '../../../peers/sqs-proxy.js';
 
 const quiet = () => new LogRoot('error', { write() {} });
@@ -83,7 +83,7 @@ describe('connectors/sources/cloudw_queue: end-to-end acknowledgements in a topo
 
   before(async () => {
     sqs = await startFauxqs();
-    proxy = await startSqsProxy(sqs.endpoint);
+    proxy = await startSqsProxy(sqs.endpoint, { sigv4: SQS_SIGV4 });
   });
   after(async () => {
     await proxy.close();
@@ -103,7 +103,7 @@ describe('connectors/sources/cloudw_queue: end-to-end acknowledgements in a topo
     await topo.start(
       configFromObject(
         {
-          sources: { in: { type: 'cloudw_queue', queue_url: queueUrl, endpoint: proxy.url, auth: { ...TEST_KEYS }, poll_secs: 1, client_concurrency: 2, ...source } },
+          sources: { in: { type: 'cloudw_queue', queue_url: queueUrl, endpoint: proxy.url, region: 'us-east-1', auth: { ...TEST_KEYS }, poll_secs: 1, client_concurrency: 2, ...source } },
           sinks: { out: { inputs: ['in'], healthcheck: { enabled: false }, acknowledgements: { enabled: true }, ...sink } },
         },
         catalog,

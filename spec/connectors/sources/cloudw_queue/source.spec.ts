@@ -4,6 +4,9 @@
  * not delivered, backpressure through the output gate, and the counted failures.
  */
 import { expect } from 'chai';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { ReceiveMessageCommand } from '@aws-sdk/client-sqs';
 import type { Subscription } from 'rxjs';
 import * as v from 'valibot';
@@ -13,7 +16,7 @@ import { type EventBatch, type LogEvent, settleAll } from '../../../../lib/event
 import type { Timestamp } from '../../../../lib/value.js';
 import { type TestProxy, startTinyproxy } from '../../../helpers/tinyproxy.js';
 import { until } from '../../../helpers/wait.js';
-import { type Fauxqs, TEST_KEYS, startFauxqs } from '../../../peers/fauxqs.js';
+import { type Fauxqs, SQS_SIGV4, TEST_KEYS, startFauxqs } from '../../../peers/fauxqs.js';
 import { type SqsProxy, startSqsProxy } from '../../../peers/sqs-proxy.js';
 import { type TestSourceContext, testSourceContext } from '../source-context.js';
 
@@ -28,7 +31,7 @@ describe('connectors/sources/cloudw_queue: receiving from the queue emulator', f
 
   before(async () => {
     sqs = await startFauxqs();
-    proxy = await startSqsProxy(sqs.endpoint);
+    proxy = await startSqsProxy(sqs.endpoint, { sigv4: SQS_SIGV4 });
   });
   after(async () => {
     await proxy.close();
@@ -41,7 +44,7 @@ describe('connectors/sources/cloudw_queue: receiving from the queue emulator', f
   });
 
   const config = (queueUrl: string, extra: Record<string, unknown> = {}) =>
-    v.parse(CloudwQueueSourceConfig, { type: 'cloudw_queue', queue_url: queueUrl, endpoint: proxy.url, auth: { ...TEST_KEYS }, poll_secs: 1, client_concurrency: 1, ...extra });
+    v.parse(CloudwQueueSourceConfig, { type: 'cloudw_queue', queue_url: queueUrl, endpoint: proxy.url, region: 'us-east-1', auth: { ...TEST_KEYS }, poll_secs: 1, client_concurrency: 1, ...extra });
 
   /** Starts the source; every batch it emits lands in the returned list. */
   function start(cfg: CloudwQueueSourceConfig, opts: { acks?: boolean } = {}): { ctx: TestSourceContext; batches: EventBatch[]; events: () => LogEvent[] } {
@@ -239,5 +242,35 @@ describe('connectors/sources/cloudw_queue: receiving from the queue emulator', f
       sub?.unsubscribe();
       await tiny?.stop();
     }
+  });
+  it('wrong credentials: every receive is refused and counted; no event', async () => {
+    const url = await queue();
+    await sqs.send(url, ['secret']);
+    const { events, ctx } = start(config(url, { auth: { access_key_id: 'AKIDTEST', secret_access_key: 'wrong' } }));
+    await until(() => ctx.metric('component_errors_total', { error_type: 'request_failed', stage: 'receiving' }) >= 1, 10_000, 'a refused receive');
+    expect(events()).to.have.length(0);
+    expect(await sqs.depth(url)).to.deep.equal({ visible: 1, inFlight: 0 });
+  });
+
+  it('credentials from a shared credentials file (auth.credentials_file, auth.profile)', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'weir-queue-creds-'));
+    const file = join(dir, 'credentials');
+    writeFileSync(file, '[default]\naws_access_key_id = WRONG\naws_secret_access_key = wrong\n\n[queue]\naws_access_key_id = AKIDTEST\naws_secret_access_key = secret\n');
+    const url = await queue();
+    await sqs.send(url, ['from file']);
+    const { events } = start(config(url, { auth: { credentials_file: file, profile: 'queue' } }));
+    await until(() => events().length === 1, 10_000, 'the event');
+    expect(proxy.calls[0]!.headers.authorization).to.match(/Credential=AKIDTEST\//);
+  });
+
+  it('acknowledgements.enabled on the source itself: deletes wait for delivery', async () => {
+    const url = await queue();
+    await sqs.send(url, ['own switch']);
+    const { events } = start(config(url, { acknowledgements: { enabled: true } }));
+    await until(() => events().length === 1, 10_000, 'the event');
+    await sqs.depth(url);
+    expect(calls('DeleteMessageBatch')).to.have.length(0);
+    settleAll(events(), 'delivered');
+    await until(() => calls('DeleteMessageBatch').length === 1, 10_000, 'the delete');
   });
 });
