@@ -1,0 +1,84 @@
+/** Options of the `cloudg_object_storage` sink (spec 01 §2.1, §2.3 `cloudg_object_storage`, §4; reference sinks §7). */
+import * as v from 'valibot';
+import { encodingSchema } from '../../../lib/codecs/encoding.js';
+import { REQUEST_DEFAULTS, batchSchema, compressionSchema, pathItem, posint, requestSchema, sinkObject, tlsSchema } from '../../../lib/config/shared.js';
+import { cloudgAuthOptions } from '../../shared/cloudg/options.js';
+import { objectNamingEntries } from '../../shared/object-storage/options.js';
+
+/** The public XML API (Vector's default; the spec names no endpoint). */
+export const DEFAULT_ENDPOINT = 'https://storage.googleapis.com';
+/** spec 01 §2.3 `acl` values. */
+export const ACLS = ['authenticated-read', 'bucket-owner-full-control', 'bucket-owner-read', 'private', 'project-private', 'public-read'] as const;
+/** spec 01 §2.3 `storage_class` values. */
+export const STORAGE_CLASSES = ['STANDARD', 'NEARLINE', 'COLDLINE', 'ARCHIVE'] as const;
+/** The service takes resumable uploads in chunks of whole multiples of 256 KiB. */
+export const RESUMABLE_CHUNK_QUANTUM = 256 * 1024;
+
+/** spec 01 §2.1 request table: `cloudg_object_storage` is limited to 1000 requests per second. */
+const GCS_REQUEST_DEFAULTS = { ...REQUEST_DEFAULTS, rate_limit_num: 1000 };
+
+const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
+
+/** `metadata`: a map, or the spec's string of `key:value` pairs separated by commas. */
+const metadataSchema = v.pipe(
+  v.union([v.record(v.string(), v.string()), v.string()], 'must be a table of names and values, or a string of "key:value" pairs'),
+  v.rawTransform(({ dataset, addIssue, NEVER }) => {
+    const value = dataset.value;
+    if (typeof value !== 'string') return value;
+    const out: Record<string, string> = {};
+    for (const pair of value.split(',').map((p) => p.trim()).filter((p) => p !== '')) {
+      const at = pair.indexOf(':');
+      if (at <= 0) {
+        addIssue({ message: `"${pair}" is not a key:value pair` });
+        return NEVER;
+      }
+      out[pair.slice(0, at).trim()] = pair.slice(at + 1).trim();
+    }
+    return out;
+  }),
+  v.check((m) => Object.keys(m).every((k) => HEADER_NAME.test(k)), 'metadata names must be valid header names (letters, digits, "-")'),
+  v.check((m) => Object.values(m).every((val) => !/[\r\n]/.test(val)), 'metadata values must not contain line breaks'),
+  v.description('Custom object metadata, sent as `x-goog-meta-<name>` headers.'),
+);
+
+/** Valibot schema of the `cloudg_object_storage` sink. */
+export const CloudgObjectStorageConfig = v.pipe(
+  sinkObject(
+    'cloudg_object_storage',
+    {
+      bucket: v.pipe(
+        v.string(),
+        v.regex(/^[a-z0-9][a-z0-9._-]{1,220}[a-z0-9]$/, 'must be a bucket name: 3 to 222 lowercase letters, digits, "-", "_" and ".", starting and ending with a letter or digit'),
+        v.description('Bucket to write objects to.'),
+      ),
+      acl: v.optional(v.pipe(v.picklist(ACLS), v.description('Predefined ACL of new objects (`x-goog-acl`); unset: the bucket default applies (project-private unless changed).'))),
+      ...cloudgAuthOptions,
+      endpoint: v.optional(
+        v.pipe(v.string(), v.url('must be a URL'), v.check((u) => /^https?:/i.test(u), 'must be an http or https URL'), v.description('Base URL of the XML API.')),
+        DEFAULT_ENDPOINT,
+      ),
+      encoding: v.optional(encodingSchema(['ndjson', 'text'] as const), { codec: 'ndjson' }),
+      ...objectNamingEntries,
+      metadata: v.optional(metadataSchema, {}),
+      storage_class: v.optional(v.pipe(v.picklist(STORAGE_CLASSES), v.description('Storage class of new objects (`x-goog-storage-class`).')), 'STANDARD'),
+      compression: compressionSchema(['none', 'gzip'] as const, 'none'),
+      /** Beyond the spec: bodies from this size on go up as a resumable upload, in chunks. */
+      resumable_threshold_bytes: v.optional(v.pipe(posint(), v.description('Bodies of at least this many bytes (after compression) are sent as a resumable upload.')), 8 * 1024 * 1024),
+      resumable_chunk_bytes: v.optional(
+        v.pipe(posint(), v.check((n) => n % RESUMABLE_CHUNK_QUANTUM === 0, `must be a multiple of ${RESUMABLE_CHUNK_QUANTUM} (256 KiB)`), v.description('Chunk size of resumable uploads.')),
+        8 * 1024 * 1024,
+      ),
+      batch: batchSchema({ max_bytes: 10_000_000, timeout_secs: 300 }),
+      request: requestSchema(GCS_REQUEST_DEFAULTS),
+      tls: tlsSchema,
+    },
+    { proxy: true },
+  ),
+  v.rawCheck(({ dataset, addIssue }) => {
+    if (!dataset.typed) return;
+    const c = dataset.value;
+    if (c.tls?.enabled !== undefined) addIssue({ message: 'tls.enabled does not apply to this sink: the endpoint scheme (https) decides', path: [pathItem(c, 'tls')] });
+  }),
+);
+/** Validated `cloudg_object_storage` options. */
+export type CloudgObjectStorageConfig = v.InferOutput<typeof CloudgObjectStorageConfig>;

@@ -1,0 +1,19 @@
+/** The `cloudg_object_storage` sink definition, for the catalog. */
+import { defineSink } from '../../../lib/component.js';
+import { CloudgObjectStorageConfig } from './config.js';
+import { buildCloudgObjectStorageSink, cloudgObjectStorageHealthcheck } from './sink.js';
+
+export { CloudgObjectStorageConfig } from './config.js';
+export { buildCloudgObjectStorageSink, cloudgObjectStorageHealthcheck } from './sink.js';
+
+/** Writes batches of events as objects in a bucket of the cloud object store (spec 01 §2.3 `cloudg_object_storage`). */
+export const cloudgObjectStorageSink = defineSink({
+  type: 'cloudg_object_storage',
+  aliases: ['gcp_cloud_storage'],
+  summary: 'Write batches of events as objects in a cloud storage bucket (XML API; resumable uploads for large objects).',
+  schema: CloudgObjectStorageConfig,
+  input: 'log',
+  pullSize: (c) => Math.min(c.batch.max_events ?? 10_000, 10_000),
+  build: (config, ctx) => buildCloudgObjectStorageSink(config, ctx),
+  healthcheck: (config, ctx) => cloudgObjectStorageHealthcheck(config, ctx),
+});

@@ -1,0 +1,64 @@
+/** The `cloudg_object_storage` sink (spec 01 §2.3, §4; reference sinks §7) as a composition of the request-sink skeleton. */
+import type { OperatorFunction } from 'rxjs';
+import type { ComponentContext, SinkContext } from '../../../lib/component.js';
+import type { Delivery, EventBatch } from '../../../lib/event.js';
+import { createCompressor } from '../../../lib/net/compression.js';
+import type { HttpResponse } from '../../../lib/net/http-client.js';
+import { batchLimits } from '../../../operators/batch-by.js';
+import { type CloudgAuth, SCOPES, createCloudgAuth } from '../../shared/cloudg/auth.js';
+import { cloudgHealthcheck, cloudgVerdict, createCloudgService, isRetriableCloudgError } from '../../shared/cloudg/service.js';
+import type { HttpService } from '../../shared/http/service.js';
+import { createObjectBodyEncoder } from '../../shared/object-storage/body.js';
+import { createObjectNamer } from '../../shared/object-storage/naming.js';
+import { requestSink } from '../../shared/request-sink.js';
+import type { CloudgObjectStorageConfig } from './config.js';
+import { objectHeaders } from './headers.js';
+import { type EncodedObjectEvent, type ObjectRequest, buildObjectRequest, encodeObjectEvent } from './request.js';
+import { createObjectUploader } from './upload.js';
+
+const service = (config: CloudgObjectStorageConfig, auth: CloudgAuth, ctx: Pick<ComponentContext, 'globals'>): HttpService =>
+  createCloudgService(auth, { tls: config.tls, proxy: config.proxy, headers: config.request.headers }, ctx.globals);
+
+/** Builds the sink; a credentials file that cannot be read fails here, naming it. */
+export function buildCloudgObjectStorageSink(config: CloudgObjectStorageConfig, ctx: SinkContext, env: NodeJS.ProcessEnv = process.env): OperatorFunction<EventBatch, Delivery> {
+  const auth = createCloudgAuth(config, SCOPES.storage, env);
+  const http = service(config, auth, ctx);
+  const body = createObjectBodyEncoder(config.encoding, {}, ctx.globals.log_schema);
+  const compressor = createCompressor(config.compression);
+  const namer = createObjectNamer(config, compressor.extension, ctx.globals.timezone);
+  const upload = createObjectUploader(http, {
+    endpoint: config.endpoint,
+    bucket: config.bucket,
+    headers: objectHeaders(config, body.contentType, compressor.contentEncoding),
+    thresholdBytes: config.resumable_threshold_bytes,
+    chunkBytes: config.resumable_chunk_bytes,
+    authUrl: (u) => auth.url(u),
+  });
+  return requestSink<EncodedObjectEvent, ObjectRequest, HttpResponse>(
+    {
+      encode: (e) => encodeObjectEvent(body, e),
+      // reference sinks §0.11: one object per rendered key prefix
+      partition: (item) => namer.prefixOf(item.event),
+      build: (items, prefix) => buildObjectRequest(items, prefix ?? '', ctx.scheduler.now(), body, namer, compressor),
+      send: (req, signal) => upload(req, signal),
+      classify: cloudgVerdict<ObjectRequest>(auth),
+      isRetriableError: isRetriableCloudgError,
+      close: () => http.close(),
+    },
+    { limits: batchLimits(config.batch), request: config.request },
+    ctx,
+  );
+}
+
+/** reference sinks §7: `HEAD /<bucket>/`; 403 "forbidden", 404 "bucket not found"; never retried. */
+export async function cloudgObjectStorageHealthcheck(config: CloudgObjectStorageConfig, ctx: Pick<ComponentContext, 'globals'>, env: NodeJS.ProcessEnv = process.env): Promise<void> {
+  if (config.healthcheck.enabled === false) return;
+  const auth = createCloudgAuth(config, SCOPES.storage, env);
+  const http = service(config, auth, ctx);
+  try {
+    const url = `${config.endpoint.replace(/\/+$/, '')}/${config.bucket}/`;
+    await cloudgHealthcheck(http, auth, { method: 'HEAD', url, notFound: 'bucket not found', timeoutMs: config.request.timeout_secs * 1000 });
+  } finally {
+    await http.close();
+  }
+}
