@@ -22,19 +22,46 @@ export interface TestOptions {
   readonly problems?: readonly ConfigProblem[];
   /** Where to write JUnit XML (each gets the same report). */
   readonly junitReports: readonly string[];
+  /** Where the transforms log; default standard error at warn and above (WEIR_LOG lowers it). */
+  readonly log?: LogRoot;
 }
 
 /**
  * Placeholders that let a configuration of transforms alone be wired: unit tests replace the
- * sources with their inputs and the sinks with their checks, so neither needs to exist.
+ * sources with their inputs and the sinks with their checks, so neither needs to exist, and (as
+ * in Vector) an input naming a component that is not there is no error in a test.
  */
-const placeholderSource = defineSource({ type: 'unit_test', summary: 'unit test input', schema: v.unknown(), outputs: () => [{ type: 'any' as const }], build: () => NEVER });
 const placeholderSink = defineSink({ type: 'unit_test', summary: 'unit test output', schema: v.any(), input: 'any', build: () => () => NEVER });
+
+function placeholderSource(id: string, names: ReadonlySet<string | undefined>): ComponentConfig {
+  const def = defineSource({
+    type: 'unit_test',
+    summary: 'unit test input',
+    schema: v.unknown(),
+    outputs: () => [...names].map((name) => (name === undefined ? { type: 'any' as const } : { name, type: 'any' as const })),
+    build: () => NEVER,
+  });
+  return { id, kind: 'source', def, options: {}, raw: {}, file: undefined };
+}
 
 function withPlaceholders(config: Config): Config {
   const components = new Map<string, ComponentConfig>(config.components);
+  const missing = new Map<string, Set<string | undefined>>();
+  for (const c of config.components.values()) {
+    if (c.kind !== 'transform') continue;
+    for (const input of c.options.inputs ?? []) {
+      if (/[*?[]/.test(input)) continue;
+      const dot = input.indexOf('.');
+      const id = dot < 0 ? input : input.slice(0, dot);
+      if (components.has(id)) continue;
+      const names = missing.get(id) ?? new Set();
+      names.add(dot < 0 ? undefined : input.slice(dot + 1));
+      missing.set(id, names);
+    }
+  }
+  for (const [id, names] of missing) components.set(id, placeholderSource(id, names));
   const has = (kind: string) => [...components.values()].some((c) => c.kind === kind);
-  if (!has('source')) components.set('\0unit_test_source', { id: '\0unit_test_source', kind: 'source', def: placeholderSource, options: {}, raw: {}, file: undefined });
+  if (!has('source')) components.set('\0unit_test_source', placeholderSource('\0unit_test_source', new Set([undefined])));
   if (!has('sink')) components.set('\0unit_test_sink', { id: '\0unit_test_sink', kind: 'sink', def: placeholderSink, options: {} as never, raw: {}, file: undefined });
   return { ...config, components };
 }
@@ -68,7 +95,7 @@ export function testCommand(opts: TestOptions, out: NodeJS.WritableStream = proc
     return 0;
   }
 
-  const log = new LogRoot(levelFrom(process.env.WEIR_LOG, 0, 1));
+  const log = opts.log ?? new LogRoot(levelFrom(process.env.WEIR_LOG, 0, 1));
   const results: CaseResult[] = [];
   const suiteStart = performance.now();
   for (const test of tests) {

@@ -92,7 +92,7 @@ export async function validateCommand(opts: ValidateOptions, out: NodeJS.Writabl
   }
   ok('Component configuration');
   if (config.tests.length > 0)
-    out.write(`~ ${config.tests.length} unit test(s) in the config were not run: weir does not run config unit tests yet (Vector's "vector test")\n`);
+    out.write(`~ ${config.tests.length} unit test(s) in the config were not run; run them with weir test\n`);
   if (opts.environment && !opts.skipHealthchecks && config.globals.healthchecks.enabled) {
     const failed = await runHealthchecks(config, new MetricsRegistry(), new LogRoot('error', { write() {} }));
     for (const c of config.components.values()) {
