@@ -35,9 +35,23 @@ export function createObjectNamer(config: ObjectNamingConfig, compressionSuffix:
   const tz = resolveTimezone(config.timezone ?? globalTimezone ?? 'UTC');
   const ext = config.filename_extension ?? defaultExtension(compressionSuffix);
   const suffix = ext === '' ? '' : `.${ext}`;
+  // a prefix of strftime items alone depends only on the timestamp, which sources share across a batch
+  const timeOnly = prefix.isDynamic && prefix.fields.length === 0;
+  let lastTs: Timestamp | undefined;
+  let lastPrefix = '';
   return {
     prefixOf(e) {
       if (!prefix.isDynamic) return constant;
+      if (timeOnly) {
+        const ts = e.type === 'log' ? e.fields.timestamp : e.timestamp;
+        if (ts instanceof Timestamp) {
+          if (ts !== lastTs) {
+            lastPrefix = prefix.render(e, tz)!;
+            lastTs = ts;
+          }
+          return lastPrefix;
+        }
+      }
       const p = prefix.render(e, tz);
       if (p === undefined) throw new TemplateError(prefix.text, `missing field(s) ${prefix.missingFields(e).join(', ')}`);
       return p;

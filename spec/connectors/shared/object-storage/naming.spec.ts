@@ -47,6 +47,14 @@ describe('connectors/shared/object-storage: object names (spec 01 §4, reference
     expect(n2.prefixOf(logEvent({ message: 'no time' }))).to.equal(`${now.getUTCFullYear()}-${String(now.getUTCHours()).padStart(2, '0')}/`);
   });
 
+  it('a prefix of strftime items alone follows every event timestamp (shared Timestamp instances included)', () => {
+    const n = createObjectNamer(v.parse(Naming, {}), '');
+    const day1 = new Timestamp(T0);
+    const day2 = new Timestamp(T0 + 86_400_000);
+    const got = [day1, day1, day2, day2, day1].map((ts) => n.prefixOf(logEvent({ timestamp: ts })));
+    expect(got).to.deep.equal(['date=2023-11-14/', 'date=2023-11-14/', 'date=2023-11-15/', 'date=2023-11-15/', 'date=2023-11-14/']);
+  });
+
   it('a missing field throws a TemplateError naming it (the sink rejects that event)', () => {
     const n = createObjectNamer(v.parse(Naming, { key_prefix: 'x/{{ tenant }}/' }), '');
     expect(() => n.prefixOf(logEvent({ message: 'a' }))).to.throw(TemplateError, /tenant/);
