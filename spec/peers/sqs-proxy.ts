@@ -7,7 +7,8 @@
  * With `sigv4` set it checks every request's signature (the emulator checks none) and answers a
  * bad one as the service does.
  */
-import { type IncomingMessage, type Server, type ServerResponse, createServer, request as httpRequest } from 'node:http';
+import { type IncomingMessage, type RequestListener, type Server, type ServerResponse, createServer, request as httpRequest } from 'node:http';
+import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo, Socket } from 'node:net';
 import { type SigV4Options, verifySigV4 } from './sigv4.js';
 
@@ -46,7 +47,11 @@ const json = (res: ServerResponse, status: number, body: unknown, headers: Recor
 };
 
 /** Starts the proxy on 127.0.0.1 in front of `target` (`http://127.0.0.1:PORT`). */
-export async function startSqsProxy(target: string, opts: { sigv4?: SigV4Options } = {}): Promise<SqsProxy> {
+export async function startSqsProxy(
+  target: string,
+  /** `tls`: serve HTTPS with this identity; `ca` + `requestCert` ask clients for a certificate signed by `ca`. */
+  opts: { sigv4?: SigV4Options; tls?: { key: Buffer; cert: Buffer; ca?: Buffer; requestCert?: boolean } } = {},
+): Promise<SqsProxy> {
   const upstream = new URL(target);
   const counts = new Map<string, number>();
   const sockets = new Set<Socket>();
@@ -78,7 +83,7 @@ export async function startSqsProxy(target: string, opts: { sigv4?: SigV4Options
       await new Promise<void>((r) => server.close(() => r()));
     },
   };
-  const server: Server = createServer((req, res) => {
+  const handler: RequestListener = (req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
@@ -121,12 +126,13 @@ export async function startSqsProxy(target: string, opts: { sigv4?: SigV4Options
         json(res, answer.status, { ...parsed, Failed: failed });
       })().catch(() => res.destroy());
     });
-  });
+  };
+  const server = (opts.tls ? createHttpsServer({ ...opts.tls, rejectUnauthorized: !!opts.tls.requestCert }, handler) : createServer(handler)) as Server;
   server.on('connection', (s) => {
     sockets.add(s);
     s.on('close', () => sockets.delete(s));
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  (proxy as { url: string }).url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  (proxy as { url: string }).url = `${opts.tls ? 'https' : 'http'}://127.0.0.1:${(server.address() as AddressInfo).port}`;
   return proxy;
 }

@@ -6,6 +6,7 @@
 import { expect } from 'chai';
 import { of } from 'rxjs';
 import type { LogEvent } from '../../../../lib/event.js';
+import { type TestCerts, makeTestCerts } from '../../../helpers/certs.js';
 import { testSinkContext } from '../../../helpers/sink-context.js';
 import { startTinyproxy } from '../../../helpers/tinyproxy.js';
 import { type Fauxqs, SQS_SIGV4, startFauxqs } from '../../../peers/fauxqs.js';
@@ -221,5 +222,39 @@ describe('connectors/sinks/cloudw_queue: sending to the queue emulator', functio
     } finally {
       await tiny.stop();
     }
+  });
+});
+
+describe('connectors/sinks/cloudw_queue: tls', function () {
+  this.timeout(60_000);
+  let sqs: Fauxqs;
+  let proxy: SqsProxy;
+  let certs: TestCerts;
+  before(async () => {
+    certs = makeTestCerts();
+    sqs = await startFauxqs();
+    proxy = await startSqsProxy(sqs.endpoint, { sigv4: SQS_SIGV4, tls: { key: certs.read(certs.serverKey), cert: certs.read(certs.serverCrt), ca: certs.read(certs.caCrt), requestCert: true } });
+  });
+  after(async () => {
+    await proxy.close();
+    await sqs.close();
+    certs.remove();
+  });
+
+  it('an https endpoint: trusted through tls.ca_file, with the client identity of tls.crt_file and tls.key_file', async () => {
+    const url = await sqs.createQueue('tls-ok');
+    const cfg = fast(queueConfig(proxy.url, url, { tls: { ca_file: certs.caCrt, crt_file: certs.clientCrt, key_file: certs.clientKey } }));
+    const ds = await runSink(cfg, of([log('over tls')]));
+    expect(count(ds, 'delivered')).to.equal(1);
+    expect((await sqs.receive(url, 1)).map((m) => m.Body)).to.deep.equal(['{"message":"over tls"}']);
+  });
+
+  it('without the CA, or without a client identity, the connection is refused and nothing is sent', async () => {
+    const url = await sqs.createQueue('tls-refused');
+    const noCa = await runSink(fast(queueConfig(proxy.url, url, { tls: { crt_file: certs.clientCrt, key_file: certs.clientKey }, request: { retry_attempts: 1 } })), of([log('a')]));
+    expect(count(noCa, 'delivered')).to.equal(0);
+    const noIdentity = await runSink(fast(queueConfig(proxy.url, url, { tls: { ca_file: certs.caCrt }, request: { retry_attempts: 1 } })), of([log('b')]));
+    expect(count(noIdentity, 'delivered')).to.equal(0);
+    expect(await sqs.depth(url)).to.deep.equal({ visible: 0, inFlight: 0 });
   });
 });

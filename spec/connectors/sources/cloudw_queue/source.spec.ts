@@ -14,6 +14,7 @@ import { CloudwQueueSourceConfig } from '../../../../connectors/sources/cloudw_q
 import { buildCloudwQueueSource } from '../../../../connectors/sources/cloudw_queue/source.js';
 import { type EventBatch, type LogEvent, settleAll } from '../../../../lib/event.js';
 import type { Timestamp } from '../../../../lib/value.js';
+import { type TestCerts, makeTestCerts } from '../../../helpers/certs.js';
 import { type TestProxy, startTinyproxy } from '../../../helpers/tinyproxy.js';
 import { until } from '../../../helpers/wait.js';
 import { type Fauxqs, SQS_SIGV4, TEST_KEYS, startFauxqs } from '../../../peers/fauxqs.js';
@@ -272,5 +273,39 @@ describe('connectors/sources/cloudw_queue: receiving from the queue emulator', f
     expect(calls('DeleteMessageBatch')).to.have.length(0);
     settleAll(events(), 'delivered');
     await until(() => calls('DeleteMessageBatch').length === 1, 10_000, 'the delete');
+  });
+});
+
+describe('connectors/sources/cloudw_queue: tls', function () {
+  this.timeout(60_000);
+  let sqs: Fauxqs;
+  let proxy: SqsProxy;
+  let certs: TestCerts;
+  let sub: Subscription | undefined;
+  before(async () => {
+    certs = makeTestCerts();
+    sqs = await startFauxqs();
+    proxy = await startSqsProxy(sqs.endpoint, { sigv4: SQS_SIGV4, tls: { key: certs.read(certs.serverKey), cert: certs.read(certs.serverCrt) } });
+  });
+  after(async () => {
+    sub?.unsubscribe();
+    await proxy.close();
+    await sqs.close();
+    certs.remove();
+  });
+
+  it('an https endpoint trusted through tls.ca_file; without it every receive fails', async () => {
+    const url = await sqs.createQueue('tls-src');
+    await sqs.send(url, ['secure']);
+    const parse = (tls: Record<string, unknown>) =>
+      v.parse(CloudwQueueSourceConfig, { type: 'cloudw_queue', queue_url: url, endpoint: proxy.url, region: 'us-east-1', auth: { ...TEST_KEYS }, poll_secs: 1, client_concurrency: 1, tls });
+    const untrusted = { ...testSourceContext('cloudw_queue') } as TestSourceContext;
+    sub = buildCloudwQueueSource(parse({}), untrusted).subscribe();
+    await until(() => untrusted.metric('component_errors_total', { error_type: 'request_failed', stage: 'receiving' }) >= 1, 10_000, 'a refused receive');
+    sub.unsubscribe();
+    const got: EventBatch[] = [];
+    sub = buildCloudwQueueSource(parse({ ca_file: certs.caCrt }), testSourceContext('cloudw_queue')).subscribe((b) => got.push(b));
+    await until(() => got.flat().length === 1, 10_000, 'the event');
+    expect((got.flat()[0] as LogEvent).fields.message).to.equal('secure');
   });
 });
