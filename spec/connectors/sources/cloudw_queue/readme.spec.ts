@@ -24,7 +24,7 @@ describe('cloudw_queue: README and config examples', () => {
     const readme = readFileSync(join(repoRoot, 'README.md'), 'utf8');
     const start = readme.indexOf('### Message queues (`cloudw_queue`)');
     expect(start).to.be.greaterThan(0);
-    const end = readme.indexOf('\n## ', start);
+    const end = readme.slice(start + 1).search(/\n#{2,3} /) + start + 1;
     const blocks = [...readme.slice(start, end).matchAll(/```toml\n([\s\S]*?)```/g)].map((m) => m[1]!);
     expect(blocks).to.have.length(2);
     const dir = mkdtempSync(join(tmpdir(), 'weir-queue-readme-'));
