@@ -20,6 +20,8 @@ const PEERS = {
   'python3-fluent-logger': '/usr/lib/python3/dist-packages/fluent/sender.py',
   // a real terminal for `weir top` (spec/integration/api-clients.spec.ts)
   tmux: '/usr/bin/tmux',
+  // a real browser for the web console (spec/integration/web-console.spec.ts)
+  chromium: '/usr/bin/chromium',
 };
 
 const missing = Object.entries(PEERS).filter(([, bin]) => !existsSync(bin) && !existsSync(bin.replace('/usr/bin/', '/usr/sbin/')));

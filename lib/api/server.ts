@@ -2,13 +2,14 @@
  * The management API (spec 02 §4, reference §11.1): one Fastify plugin with mercurius serving
  * `GET /health`, `POST /graphql` (always 200, failures under `errors`), subscriptions over a
  * WebSocket at `/graphql` (the legacy `graphql-ws` protocol when the client names none, as
- * Vector's own clients do, or `graphql-transport-ws`), and `GET /playground`. `GET /` stays free
- * for the web console. No authentication: keep the address on loopback.
+ * Vector's own clients do, or `graphql-transport-ws`), `GET /playground`, and the web console at
+ * `GET /` (console/plugin.ts). No authentication: keep the address on loopback.
  */
 import Fastify, { type FastifyInstance, type FastifyPluginAsync } from 'fastify';
 import mercurius, { type IResolvers } from 'mercurius';
 import { type GraphQLSchema, parse, specifiedRules, validate } from 'graphql';
 import { ComponentChanges, type ApiDeps, buildResolvers } from './resolvers.js';
+import { consolePlugin } from './console/plugin.js';
 import { playgroundHtml } from './playground.js';
 import { schemaSDL } from './schema.js';
 
@@ -71,6 +72,7 @@ export const apiPlugin: FastifyPluginAsync<ApiPluginOptions> = async (app, opts)
   });
 
   if (opts.api.playground) app.get('/playground', async (_req, reply) => reply.type('text/html; charset=utf-8').send(playgroundHtml));
+  await app.register(consolePlugin, { topology: opts.deps.topology, scheduler: opts.deps.scheduler, queueCapacity: opts.deps.queueCapacity ?? 10 });
 };
 
 /** `host:port`, `[v6]:port`. */

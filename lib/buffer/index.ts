@@ -25,6 +25,9 @@ export type BufferContext = Pick<ComponentContext, 'id' | 'telemetry' | 'log' | 
  */
 export async function createBuffer(config: BufferConfig, ctx: BufferContext): Promise<EdgeBuffer> {
   const metrics = new BufferMetrics(ctx.telemetry);
+  // the limit beside the fill (Vector's gauges), so a reader of the metrics can show how full it is
+  if (config.type === 'memory') ctx.telemetry.gauge('buffer_max_event_size').set(config.max_events);
+  else if (config.max_size !== undefined) ctx.telemetry.gauge('buffer_max_byte_size').set(config.max_size);
   if (config.type === 'memory') return new MemoryBuffer(config.max_events, config.when_full, metrics);
   const format = config.type === 'disk' ? diskV2Format : diskV1Format;
   if (config.max_size === undefined) throw new Error(`sink "${ctx.id}": buffer.max_size is required when buffer.type is "${config.type}"`);
