@@ -1,7 +1,7 @@
 /**
  * One batch of one namespace to the PutMetricData calls that carry it (reference sinks §0.12,
- * §11). Metrics of one series collapse first (increments add up, the latest total wins), so two
- * increments with one timestamp do not overwrite each other at the service. Distribution samples
+ * §11). Metrics of one series and one timestamp collapse into one datum (increments add up, the
+ * latest total wins); points at different times stay apart, so no sample loses its time. Distribution samples
  * of equal value merge; more than 150 distinct values become several datums. Calls hold at most
  * 1,000 datums and stay under the service's 1 MiB per request.
  */
@@ -110,13 +110,12 @@ export function buildMetricsRequest(items: readonly MetricItem[], namespace: str
       riders.push(item.event);
       continue;
     }
-    const key = (item.kind === 'incremental' ? '+' : '=') + item.series;
+    const key = (item.kind === 'incremental' ? '+' : '=') + (item.timestamp ?? '') + '@' + item.series;
     const slot = slots.get(key);
     if (!slot) slots.set(key, { first: item, events: [item.event], kind: item.kind, value: item.value, timestamp: item.timestamp });
     else {
       slot.value = mergeMetricValue(item.kind, slot.value, item.value);
       slot.events.push(item.event);
-      if (item.timestamp !== undefined && (slot.timestamp === undefined || item.timestamp > slot.timestamp)) slot.timestamp = item.timestamp;
     }
   }
   const calls: MetricCall[] = [];

@@ -31,7 +31,7 @@ describe('connectors/sinks/cloudw_monitor_metrics: the sink against a strict Clo
   const config = (extra: Record<string, unknown> = {}) => fast(metricsConfig(peer.url, extra));
   const datum = (name: string) => peer.datums.filter((d) => d.name === name);
 
-  it('counters as increments summed per series, gauges as totals, sets as member counts, with the metric timestamp', async () => {
+  it('counters as increments summed per series and timestamp, gauges as totals, sets as member counts, each point with its timestamp', async () => {
     const ds = await runSink(
       config(),
       of([
@@ -44,12 +44,15 @@ describe('connectors/sinks/cloudw_monitor_metrics: the sink against a strict Clo
       ]),
     );
     expect(count(ds, 'delivered')).to.equal(6);
-    expect(peer.calls).to.deep.equal([{ namespace: 'weir', datums: 4, gzip: false }]);
+    expect(peer.calls).to.deep.equal([{ namespace: 'weir', datums: 5, gzip: false }]);
     expect(datum('requests').map((d) => [d.dimensions, d.value, d.timestamp])).to.deep.equal([
       [{ env: 'prod' }, 5, now],
       [{ env: 'dev' }, 5, now],
     ]);
-    expect(datum('temp').map((d) => [d.value, d.timestamp])).to.deep.equal([[21.5, now + 1]]);
+    expect(datum('temp').map((d) => [d.value, d.timestamp])).to.deep.equal([
+      [20.5, now],
+      [21.5, now + 1],
+    ]);
     expect(datum('users').map((d) => [d.value, d.timestamp])).to.deep.equal([[3, undefined]]);
   });
 
