@@ -34,20 +34,24 @@ export interface CloudgAuth {
   check(): Promise<void>;
 }
 
-/** Builds the credentials; a key file that cannot be read or used throws here, naming it. */
+/**
+ * Chooses the credentials by what is configured. A key file is read when the first token is
+ * needed, so a file that cannot be read or used fails the health check (and the requests), naming it.
+ */
 export function createCloudgAuth(config: CloudgAuthConfig, scope: string, env: NodeJS.ProcessEnv = process.env): CloudgAuth {
   const tried: string[] = [];
-  if (config.credentials_path) return tokenAuth('credentials_path', tried, `credentials_path ${config.credentials_path}`, serviceAccountClient(readServiceAccountKey(config.credentials_path), scope));
+  const keyFile = (path: string) => () => serviceAccountClient(readServiceAccountKey(path), scope);
+  if (config.credentials_path) return tokenAuth('credentials_path', tried, `credentials_path ${config.credentials_path}`, keyFile(config.credentials_path));
   tried.push('credentials_path (unset)');
   if (config.api_key) return apiKeyAuth(config.api_key, tried);
   tried.push('api_key (unset)');
   for (const name of ['CLOUDG_APPLICATION_CREDENTIALS', 'GOOGLE_APPLICATION_CREDENTIALS'] as const) {
     const path = env[name];
-    if (path) return tokenAuth(name, tried, `${name}=${path}`, serviceAccountClient(readServiceAccountKey(path), scope));
+    if (path) return tokenAuth(name, tried, `${name}=${path}`, keyFile(path));
     tried.push(`${name} (unset)`);
   }
   const host = metadataHost(env);
-  return tokenAuth('metadata', tried, `the instance service account at metadata server ${host}`, metadataClient(host, scope));
+  return tokenAuth('metadata', tried, `the instance service account at metadata server ${host}`, () => metadataClient(host, scope));
 }
 
 function apiKeyAuth(key: string, tried: string[]): CloudgAuth {
@@ -66,9 +70,11 @@ function apiKeyAuth(key: string, tried: string[]): CloudgAuth {
   };
 }
 
-function tokenAuth(source: CredentialSource, tried: string[], what: string, client: OAuth2Client): CloudgAuth {
+function tokenAuth(source: CredentialSource, tried: string[], what: string, makeClient: () => OAuth2Client): CloudgAuth {
+  let client: OAuth2Client | undefined;
   const token = async (): Promise<string> => {
     try {
+      client ??= makeClient();
       const { token: t } = await client.getAccessToken();
       if (!t) throw new Error('no access token in the answer');
       return t;
@@ -83,7 +89,7 @@ function tokenAuth(source: CredentialSource, tried: string[], what: string, clie
     headers: async () => ({ authorization: `Bearer ${await token()}` }),
     invalidate: () => {
       // an expiry in the past makes the library fetch again, whatever the source
-      client.credentials = { ...client.credentials, expiry_date: 1 };
+      if (client) client.credentials = { ...client.credentials, expiry_date: 1 };
     },
     check: async () => {
       await token();

@@ -48,11 +48,13 @@ describe('connectors/shared/cloudg: credentials in the spec order, tokens from g
     expect(err2?.message).to.include('Invalid JWT Signature');
   });
 
-  it('an unreadable or foreign key file fails at build, naming it', () => {
-    expect(() => createCloudgAuth({ credentials_path: join(tmp, 'missing.json') }, SCOPES.pubsub, {})).to.throw(/cannot read credentials file .*missing\.json/);
+  it('an unreadable or foreign key file fails the check, naming it', async () => {
+    const missing = await createCloudgAuth({ credentials_path: join(tmp, 'missing.json') }, SCOPES.pubsub, {}).check().then(() => undefined, (e: Error) => e);
+    expect(missing?.message).to.match(/cannot read credentials file .*missing\.json/);
     const user = join(tmp, 'user.json');
     writeFileSync(user, JSON.stringify({ type: 'authorized_user', client_id: 'x' }));
-    expect(() => createCloudgAuth({ credentials_path: user }, SCOPES.pubsub, {})).to.throw(/only "service_account"/);
+    const foreign = await createCloudgAuth({ credentials_path: user }, SCOPES.pubsub, {}).check().then(() => undefined, (e: Error) => e);
+    expect(foreign?.message).to.include('only "service_account"');
   });
 
   it('api_key after credentials_path: sent as the key query parameter, no Authorization header', async () => {
