@@ -20,7 +20,8 @@ function withTypeNames(schema: JsonSchema, names: readonly string[]): JsonSchema
   if (Array.isArray(schema.anyOf)) return { ...schema, anyOf: (schema.anyOf as JsonSchema[]).map((s) => withTypeNames(s, names)) };
   const properties = schema.properties as Record<string, JsonSchema> | undefined;
   if (!properties?.type) return schema;
-  return { ...schema, properties: { ...properties, type: { ...properties.type, const: undefined, enum: [...names] } } };
+  const { const: _literal, ...type } = properties.type;
+  return { ...schema, properties: { ...properties, type: { ...type, enum: [...names] } } };
 }
 
 const defName = (c: ComponentDef) => `${c.kind}.${c.type}`;
@@ -49,7 +50,7 @@ function section(kind: ComponentKind): JsonSchema {
 export function configJsonSchema(): JsonSchema {
   const globals = toJsonSchema(GlobalOptionsSchema);
   const $defs: Record<string, JsonSchema> = {};
-  for (const c of components) $defs[defName(c)] = JSON.parse(JSON.stringify(withTypeNames(toJsonSchema(c.schema), [c.type, ...(c.aliases ?? [])]))) as JsonSchema;
+  for (const c of components) $defs[defName(c)] = withTypeNames(toJsonSchema(c.schema), [c.type, ...(c.aliases ?? [])]);
   return {
     $schema: 'https://json-schema.org/draft/2020-12/schema',
     title: 'weir configuration',
