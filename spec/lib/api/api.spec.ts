@@ -199,7 +199,7 @@ describe('management API (queries and HTTP)', function () {
     expect(((await res.json()) as { errors: unknown[] }).errors).to.be.an('array').that.is.not.empty;
   });
 
-  it('serves /health, /playground and CORS; GET / and others are 404', async () => {
+  it('serves /health, /playground, the console at GET / and CORS; others are 404', async () => {
     const h = await fetch(`${base}/health`);
     expect(h.status).to.equal(200);
     expect(h.headers.get('content-type')).to.match(/^application\/json/);
@@ -207,7 +207,7 @@ describe('management API (queries and HTTP)', function () {
     const p = await fetch(`${base}/playground`);
     expect(p.status).to.equal(200);
     expect(await p.text()).to.include('/graphql');
-    expect((await fetch(`${base}/`)).status).to.equal(404);
+    expect((await fetch(`${base}/`)).headers.get('content-type')).to.match(/^text\/html/);
     expect((await fetch(`${base}/graphiql`)).status).to.equal(404);
     const pre = await fetch(`${base}/graphql`, { method: 'OPTIONS', headers: { origin: 'http://elsewhere', 'access-control-request-method': 'POST', 'access-control-request-headers': 'content-type' } });
     expect(pre.status).to.equal(204);
