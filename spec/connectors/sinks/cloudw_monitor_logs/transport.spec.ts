@@ -1,0 +1,39 @@
+/** `cloudw_monitor_logs` transport options: `region` scopes the signature, `proxy` carries the calls. */
+import { expect } from 'chai';
+import { of } from 'rxjs';
+import { startTinyproxy } from '../../../helpers/tinyproxy.js';
+import { type CloudwatchLogsPeer, startCloudwatchLogs } from '../../../peers/cloudwatch-logs.js';
+import { fast, log, logsConfig, runSink } from './harness.js';
+
+describe('connectors/sinks/cloudw_monitor_logs: region and proxy', function () {
+  this.timeout(60_000);
+  let peer: CloudwatchLogsPeer;
+  before(async () => {
+    peer = await startCloudwatchLogs({ region: 'eu-central-1' });
+  });
+  after(() => peer.close());
+  beforeEach(() => {
+    peer.groups.clear();
+    peer.createStream('app', 'web');
+  });
+
+  it('region names the signing scope: the server in eu-central-1 takes eu-central-1 and refuses us-east-1', async () => {
+    const ok = await runSink(fast(logsConfig(peer.url, { region: 'eu-central-1' })), of([log('a', Date.now())]));
+    expect(ok.map((d) => d.status)).to.deep.equal(['delivered']);
+    const refused = await runSink(fast(logsConfig(peer.url, { region: 'us-east-1' })), of([log('b', Date.now())]));
+    expect(refused.map((d) => d.status)).to.deep.equal(['rejected']);
+    expect(peer.events('app', 'web')).to.have.length(1);
+  });
+
+  it('proxy.http: the calls go through the proxy', async () => {
+    const tiny = await startTinyproxy();
+    try {
+      const ds = await runSink(fast(logsConfig(peer.url, { region: 'eu-central-1', proxy: { http: tiny.url } })), of([log('proxied', Date.now())]));
+      expect(ds.map((d) => d.status)).to.deep.equal(['delivered']);
+      expect(tiny.connections().join('\n')).to.include(peer.url.replace('http://', ''));
+      expect(peer.events('app', 'web').map((e) => e.message)).to.deep.equal(['{"message":"proxied"}']);
+    } finally {
+      await tiny.stop();
+    }
+  });
+});
