@@ -28,6 +28,8 @@ const MAX_MESSAGES = 10;
 const retryDelayMs = (failures: number): number => Math.min(30_000, 500 * 2 ** Math.min(failures, 6));
 /** Time limit of one delete call. */
 const DELETE_TIMEOUT_MS = 30_000;
+/** A receive may take poll_secs; past this much longer its connection is taken for dead. */
+const RECEIVE_GRACE_MS = 30_000;
 
 /** Builds the source; `client` replaces the one made from the options (tests). */
 export function buildCloudwQueueSource(config: CloudwQueueSourceConfig, ctx: SourceContext, client?: SQSClient): Observable<EventBatch> {
@@ -80,11 +82,12 @@ export function buildCloudwQueueSource(config: CloudwQueueSourceConfig, ctx: Sou
         stop.signal.addEventListener('abort', () => (action.unsubscribe(), resolve()), { once: true });
       });
 
+    const stopped = new Promise<void>((resolve) => stop.signal.addEventListener('abort', () => resolve(), { once: true }));
     const loop = async () => {
       let failures = 0;
       while (!stop.signal.aborted) {
         const gate = waitOpen(ctx.out);
-        if (gate) await gate;
+        if (gate) await Promise.race([gate, stopped]);
         if (stop.signal.aborted) return;
         let messages: Message[];
         try {
@@ -96,7 +99,7 @@ export function buildCloudwQueueSource(config: CloudwQueueSourceConfig, ctx: Sou
               VisibilityTimeout: config.visibility_timeout_secs,
               MessageSystemAttributeNames: ['SentTimestamp'],
             }),
-            { abortSignal: stop.signal },
+            { abortSignal: AbortSignal.any([stop.signal, AbortSignal.timeout(config.poll_secs * 1000 + RECEIVE_GRACE_MS)]) },
           );
           messages = res.Messages ?? [];
           failures = 0;

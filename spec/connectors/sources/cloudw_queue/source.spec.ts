@@ -208,6 +208,28 @@ describe('connectors/sources/cloudw_queue: receiving from the queue emulator', f
     expect(calls('ReceiveMessage').length).to.be.greaterThan(stopped);
   });
 
+  it('shutdown: the source completes, also while it waits for the gate or on a long poll', async () => {
+    for (const closeGate of [false, true]) {
+      // a fresh queue: the emulator may hand a new message to the poll the first round aborted
+      const url = await queue();
+      proxy.reset();
+      const base = testSourceContext('cloudw_queue');
+      let completed = false;
+      let got = 0;
+      sub = buildCloudwQueueSource(config(url, { poll_secs: 20 }), base).subscribe({ next: (b) => (got += b.length), complete: () => (completed = true) });
+      await until(() => calls('ReceiveMessage').length === 1, 10_000, 'the long poll');
+      if (closeGate) {
+        // the poll returns with a message; the loop then waits for the closed gate
+        base.gate.close();
+        await sqs.send(url, ['wake']);
+        await until(() => got === 1, 10_000, 'the message');
+      }
+      base.shutdown.next();
+      await until(() => completed, 10_000, 'completion');
+      sub.unsubscribe();
+    }
+  });
+
   it('a failed delete is counted in queue_message_delete_failed_total and the message comes back', async () => {
     const url = await queue();
     await sqs.send(url, ['d1', 'd2']);
