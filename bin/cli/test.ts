@@ -15,7 +15,7 @@ import { LogRoot, levelFrom } from '../../lib/log.js';
 import { buildGraph } from '../../lib/topology/graph.js';
 import { EXIT_CONFIG } from './exit.js';
 import { type CaseResult, junitReport } from './unit-test/junit.js';
-import { prepareTests, runTest } from './unit-test/run.js';
+import { prepareTests, runTest, transformBuildErrors } from './unit-test/run.js';
 
 export interface TestOptions {
   readonly files: readonly (string | ConfigSource)[];
@@ -85,6 +85,11 @@ export function testCommand(opts: TestOptions, out: NodeJS.WritableStream = proc
     return EXIT_CONFIG;
   }
   const graph = wired.graph;
+  const buildErrors = transformBuildErrors(config);
+  if (buildErrors.length > 0) {
+    err.write(`Failed to execute tests:\n${buildErrors.join('\n')}.\n`);
+    return EXIT_CONFIG;
+  }
   const { tests, errors } = prepareTests(config, graph);
   if (errors.length > 0) {
     err.write(`Failed to execute tests:\n${errors.join('\n')}.\n`);

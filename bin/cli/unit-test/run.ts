@@ -159,6 +159,22 @@ export function prepareTests(config: Config, graph: Graph): { tests: PreparedTes
   return { tests, errors };
 }
 
+/** Builds every transform once, as `validate` does, so a program that does not compile stops the run before any test. */
+export function transformBuildErrors(config: Config): string[] {
+  const errors: string[] = [];
+  const registry = new MetricsRegistry();
+  for (const c of config.components.values()) {
+    if (c.kind !== 'transform') continue;
+    try {
+      c.def.build(c.options, componentContext({ id: c.id, kind: 'transform', type: c.def.type, registry, globals: config.globals, scheduler: new TestScheduler(() => undefined) }));
+    } catch (err) {
+      const e = err as Error & { optionPath?: string };
+      errors.push(`transforms.${c.id}${e.optionPath ? `.${e.optionPath}` : ''}: ${e.message}`);
+    }
+  }
+  return errors;
+}
+
 /** An event as JSON, as Vector shows output payloads. */
 function eventJSON(e: Event): string {
   return e.type === 'log' ? valueToJSONText(e.fields) : JSON.stringify(e.toJSON());

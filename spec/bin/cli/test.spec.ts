@@ -256,6 +256,18 @@ describe('weir test', () => {
     });
   });
 
+  it('a transform that does not build stops the run before any test', () => {
+    const file = join(dir, 'broken-remap.toml');
+    writeFileSync(
+      file,
+      `[transforms.t]\ntype = "remap"\ninputs = ["s"]\nsource = ".a = "\n[[tests]]\nname = "never runs"\n[[tests.inputs]]\ninsert_at = "t"\nvalue = "x"\n[[tests.outputs]]\nextract_from = "t"\n`,
+    );
+    const r = run([file]);
+    expect(r.code).to.equal(78);
+    expect(r.out).to.equal('Running tests\n');
+    expect(r.err).to.match(/^Failed to execute tests:\ntransforms\.t: remap program does not compile:/);
+  });
+
   it('a config without tests: "No tests found.", exit 0', () => {
     const r = run([join(repoRoot, 'config/examples/route-and-filter.toml')]);
     expect(r.out).to.equal('Running tests\nNo tests found.\n');
