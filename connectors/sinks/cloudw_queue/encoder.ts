@@ -23,6 +23,7 @@ export interface QueueMessage extends Encoded {
   deduplicationId: string | undefined;
 }
 
+/** The sink's encoder, compiled once: bodies, and the FIFO ids where templates are configured. */
 export interface QueueEncoder {
   /** Encodes one event; throws for a body the service would refuse (characters it does not allow). */
   encode(e: Event): QueueMessage;
