@@ -59,6 +59,20 @@ function gzipBodies(client: CloudWatchLogsClient): void {
   );
 }
 
+/** Adds `request.headers` to PutLogEvents calls only (reference sinks §8, as Vector); signed with the rest. */
+function putHeaders(client: CloudWatchLogsClient, headers: Readonly<Record<string, string>>): void {
+  const entries = Object.entries(headers);
+  if (entries.length === 0) return;
+  client.middlewareStack.add(
+    (next, context) => async (args) => {
+      const req = args.request as { headers?: Record<string, string> };
+      if (req.headers && context.commandName === 'PutLogEventsCommand') for (const [k, v] of entries) req.headers[k.toLowerCase()] = v;
+      return next(args);
+    },
+    { step: 'build', name: 'weirRequestHeaders' },
+  );
+}
+
 /** Builds the client; TLS files are read here, so bad ones fail at build. */
 export function createLogsService(
   config: CloudwMonitorLogsConfig,
@@ -67,6 +81,7 @@ export function createLogsService(
 ): LogsService {
   const clientConfig = cloudwClientConfig(config, ctx);
   const client = new CloudWatchLogsClient({ ...clientConfig });
+  putHeaders(client, config.request.headers);
   if (config.compression === 'gzip') gzipBodies(client);
 
   /** Makes sure the group and stream exist, creating what the options allow. */

@@ -28,6 +28,17 @@ export interface MetricsService {
 export function createMetricsService(config: CloudwMonitorMetricsConfig, ctx: Pick<ComponentContext, 'globals'>): MetricsService {
   const clientConfig = cloudwClientConfig(config, ctx);
   const client = new CloudWatchClient({ ...clientConfig, disableRequestCompression: config.compression === 'none', requestMinCompressionSizeBytes: 0 });
+  const headers = Object.entries(config.request.headers);
+  // `request.headers` (Vector's option) on every call, signed with the rest
+  if (headers.length > 0)
+    client.middlewareStack.add(
+      (next) => async (args) => {
+        const req = args.request as { headers?: Record<string, string> };
+        if (req.headers) for (const [k, v] of headers) req.headers[k.toLowerCase()] = v;
+        return next(args);
+      },
+      { step: 'build', name: 'weirRequestHeaders' },
+    );
   return {
     config: clientConfig,
     async send(req, abortSignal) {

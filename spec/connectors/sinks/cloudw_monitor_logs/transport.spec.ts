@@ -1,4 +1,4 @@
-/** `cloudw_monitor_logs` transport options: `region` scopes the signature, `proxy` carries the calls. */
+/** `cloudw_monitor_logs` transport options: `region` scopes the signature, `proxy` carries the calls, `request.headers` go on PutLogEvents. */
 import { expect } from 'chai';
 import { of } from 'rxjs';
 import { startTinyproxy } from '../../../helpers/tinyproxy.js';
@@ -23,6 +23,22 @@ describe('connectors/sinks/cloudw_monitor_logs: region and proxy', function () {
     const refused = await runSink(fast(logsConfig(peer.url, { region: 'us-east-1' })), of([log('b', Date.now())]));
     expect(refused.map((d) => d.status)).to.deep.equal(['rejected']);
     expect(peer.events('app', 'web')).to.have.length(1);
+  });
+
+  it('request.headers are added to PutLogEvents only, and signed', async () => {
+    peer.groups.clear();
+    peer.requests.length = 0;
+    const ds = await runSink(fast(logsConfig(peer.url, { region: 'eu-central-1', request: { headers: { 'X-Weir-Test': 'abc' } } })), of([log('h', Date.now())]));
+    expect(ds.map((d) => d.status)).to.deep.equal(['delivered']);
+    const seen = peer.requests.map((r) => [String(r.headers['x-amz-target']).split('.')[1], r.headers['x-weir-test']]);
+    expect(seen).to.deep.equal([
+      ['PutLogEvents', 'abc'],
+      ['DescribeLogStreams', undefined],
+      ['CreateLogGroup', undefined],
+      ['CreateLogStream', undefined],
+      ['PutLogEvents', 'abc'],
+    ]);
+    expect(String(peer.requests[0]!.headers.authorization)).to.include('x-weir-test');
   });
 
   it('proxy.http: the calls go through the proxy', async () => {

@@ -1,4 +1,4 @@
-/** `cloudw_monitor_metrics` transport options: `region` scopes the signature, `proxy` carries the calls. */
+/** `cloudw_monitor_metrics` transport options: `region` scopes the signature, `proxy` carries the calls, `request.headers` are sent. */
 import { expect } from 'chai';
 import { of } from 'rxjs';
 import { startTinyproxy } from '../../../helpers/tinyproxy.js';
@@ -22,6 +22,14 @@ describe('connectors/sinks/cloudw_monitor_metrics: region and proxy', function (
     const refused = await runSink(fast(metricsConfig(peer.url, { region: 'us-east-1' })), of([counter('b', 1)]));
     expect(refused.map((d) => d.status)).to.deep.equal(['rejected']);
     expect(peer.datums.map((d) => d.name)).to.deep.equal(['a']);
+  });
+
+  it('request.headers are sent on every call, and signed', async () => {
+    peer.requests.length = 0;
+    const ds = await runSink(fast(metricsConfig(peer.url, { region: 'eu-central-1', request: { headers: { 'X-Weir-Test': 'abc' } } })), of([counter('h', 1)]));
+    expect(ds.map((d) => d.status)).to.deep.equal(['delivered']);
+    expect(peer.requests.map((r) => r.headers['x-weir-test'])).to.deep.equal(['abc']);
+    expect(String(peer.requests[0]!.headers.authorization)).to.include('x-weir-test');
   });
 
   it('proxy.http: the calls go through the proxy', async () => {
