@@ -3,8 +3,8 @@
  * stores bodies, content type and encoding, storage class and `x-amz-meta-*`, and refuses an
  * unknown access key), and a recording proxy in front of it. s3rver keeps no tags, ACLs, grants
  * or encryption settings, so tests read those headers from the proxy's records; the proxy also
- * checks the SigV4 header's shape and scope and injects the service's faults (503 SlowDown, 500
- * InternalError, resets, stalls).
+ * verifies the SigV4 signature (scope, signed headers, signature over the path as sent) and
+ * injects the service's faults (503 SlowDown, 500 InternalError, resets, stalls).
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { request } from 'node:http';
@@ -15,7 +15,7 @@ import { join } from 'node:path';
 // @ts-expect-error no declaration file
 import S3rver from 's3rver';
 import { type Fault, type HttpPeer, type PeerResponse, startHttpPeer } from './http-peer.js';
-import { checkSigV4 } from './sigv4-check.js';
+import { verifySigV4 } from './sigv4.js';
 
 /** s3rver's only credentials. */
 export const S3RVER_CREDENTIALS = { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' } as const;
@@ -85,16 +85,21 @@ function forward(target: URL, req: { method: string; path: string; query: URLSea
 }
 
 /**
- * A recording proxy to `target`: every request is kept (`requests`), checked for a SigV4
- * `Authorization` of service `s3` and region `region` (a bad one gets the service's 403), then
+ * A recording proxy to `target`: every request is kept (`requests`), its SigV4 signature verified
+ * for service `s3` and region `region` with s3rver's keys (a bad one gets the service's 403), then
  * forwarded unless a fault is injected.
  */
 export async function startS3Proxy(target: string, region = 'us-east-1'): Promise<HttpPeer> {
   const to = new URL(target);
   return startHttpPeer(async (req) => {
-    const refusal = checkSigV4(req, { service: 's3', region, ...S3RVER_CREDENTIALS });
-    if (refusal) {
-      const f = s3Error(403, refusal.type === 'UnrecognizedClientException' ? 'InvalidAccessKeyId' : 'SignatureDoesNotMatch', refusal.message);
+    const query = req.query.toString();
+    const r = verifySigV4(
+      { method: req.method, url: query === '' ? req.path : `${req.path}?${query}`, headers: req.headers, body: req.raw },
+      // S3 signs the path as sent, without a second encoding
+      { service: 's3', region, keys: [S3RVER_CREDENTIALS], doubleEncodePath: false },
+    );
+    if (!r.ok) {
+      const f = s3Error(403, r.code === 'UnrecognizedClientException' ? 'InvalidAccessKeyId' : 'SignatureDoesNotMatch', r.message);
       return { status: f.status, body: f.body, headers: f.headers };
     }
     return forward(to, req);

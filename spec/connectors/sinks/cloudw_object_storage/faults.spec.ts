@@ -76,6 +76,13 @@ describe('connectors/sinks/cloudw_object_storage: retries and faults (reference 
     expect(proxy.requests).to.have.length(1);
   });
 
+  it('a wrong secret key: the signature is refused (403 SignatureDoesNotMatch) and the events rejected', async () => {
+    const c = s3Config(proxy.url, { auth: { access_key_id: 'S3RVER', secret_access_key: 'not-the-secret' } });
+    const ds = await runSink(fast(c), of(events(1)));
+    expect(ds[0]!.status).to.equal('rejected');
+    expect(proxy.requests).to.have.length(1);
+  });
+
   it('retry_attempts bounds the retries of a 503; the events end errored', async () => {
     proxy.fault = () => SLOW_DOWN;
     const ds = await runSink(config({}, { retry_attempts: 2 }), of(events(1)));

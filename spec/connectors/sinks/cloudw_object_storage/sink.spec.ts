@@ -4,6 +4,7 @@ import { of } from 'rxjs';
 import type { HttpPeer } from '../../../peers/http-peer.js';
 import { type S3Peer, startS3, startS3Proxy } from '../../../peers/s3.js';
 import { testSinkContext } from '../../../helpers/sink-context.js';
+import { startTinyproxy } from '../../../helpers/tinyproxy.js';
 import { BUCKET, count, fast, log, readClient, readObjects, runSink, s3Config } from './harness.js';
 
 const UUID = '[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}';
@@ -181,6 +182,22 @@ describe('connectors/sinks/cloudw_object_storage: objects in s3rver (spec 01 §2
     const objects = await readObjects(reader, 'mpf/');
     expect(objects).to.have.length(1);
     expect(objects[0]!.body).to.equal(events.map((e) => e.fields.message).join('\n'));
+  });
+
+  it('proxy.http: the writes go through a forward proxy (tinyproxy), proxy.enabled = false goes direct', async function () {
+    this.timeout(30_000);
+    const tiny = await startTinyproxy();
+    try {
+      const ds = await runSink(fast(s3Config(proxy.url, { key_prefix: 'px/', proxy: { http: tiny.url } })), of([log('via proxy')]));
+      expect(ds[0]!.status).to.equal('delivered');
+      expect(tiny.connections().some((l) => l.includes(`127.0.0.1:${proxy.port}`))).to.equal(true);
+      const before = tiny.connections().length;
+      await runSink(fast(s3Config(proxy.url, { key_prefix: 'px2/', proxy: { enabled: false, http: tiny.url } })), of([log('direct')]));
+      expect(tiny.connections()).to.have.length(before);
+      expect((await readObjects(reader, 'px')).map((o) => JSON.parse(o.body)[0].message)).to.deep.equal(['via proxy', 'direct']);
+    } finally {
+      await tiny.stop();
+    }
   });
 
   it('force_path_style = false addresses the bucket in the host name', async () => {
