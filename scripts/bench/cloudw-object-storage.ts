@@ -9,30 +9,13 @@
  */
 import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { connect, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import { createInterface } from 'node:readline';
-import { fileURLToPath } from 'node:url';
 import { gunzipSync } from 'node:zlib';
+import { firstLine, freePort, listening, script } from './harness.js';
 
-const here = dirname(fileURLToPath(import.meta.url));
-const ts = import.meta.url.endsWith('.ts');
-const script = (name: string) => (ts ? ['--import', 'tsx', join(here, `${name}.ts`)] : [join(here, `${name}.js`)]);
 const BUCKET = 'bench';
-
-function firstLine(child: ReturnType<typeof spawn>, prefix: string): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const rl = createInterface({ input: child.stdout! });
-    rl.on('line', (l) => {
-      if (l.startsWith(prefix)) {
-        rl.close();
-        resolve(l.slice(prefix.length).trim());
-      }
-    });
-    child.on('exit', (code) => reject(new Error(`${prefix} never came (exit ${code})`)));
-  });
-}
 
 /** s3rver in its own process: prints READY <url>, answers "count" with STORED <lines> <objects>. */
 async function runPeer(): Promise<void> {
@@ -67,29 +50,6 @@ async function runPeer(): Promise<void> {
     await s3.close();
     process.exit(0);
   });
-}
-
-async function freePort(): Promise<number> {
-  const s = createServer();
-  await new Promise<void>((r) => s.listen(0, '127.0.0.1', r));
-  const port = (s.address() as { port: number }).port;
-  await new Promise((r) => s.close(r));
-  return port;
-}
-
-/** Resolves once something accepts connections on the port (the source listens asynchronously). */
-async function listening(port: number): Promise<void> {
-  for (;;) {
-    const ok = await new Promise<boolean>((resolve) => {
-      const s = connect(port, '127.0.0.1', () => {
-        s.destroy();
-        resolve(true);
-      });
-      s.on('error', () => resolve(false));
-    });
-    if (ok) return;
-    await new Promise((r) => setTimeout(r, 20));
-  }
 }
 
 async function runBench(): Promise<void> {

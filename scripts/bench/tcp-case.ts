@@ -9,7 +9,7 @@
  * disk is blackhole behind a disk buffer (max_size 1 GiB) and also reports the store's bytes per
  * event: encoded (buffer_received_event_bytes_total), on disk at its peak and after the run.
  */
-import { connect, createServer } from 'node:net';
+import { createServer } from 'node:net';
 import { Agent, request } from 'node:http';
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
@@ -22,6 +22,7 @@ import { catalog } from '../../connectors/index.js';
 import { Topology } from '../../lib/topology/topology.js';
 import { LogRoot } from '../../lib/log.js';
 import { diskBufferPath } from '../../lib/buffer/index.js';
+import { freePort, listening } from './harness.js';
 
 const [kind = 'baseline', linesArg = '0'] = process.argv.slice(2);
 const lines = Number(linesArg);
@@ -38,29 +39,6 @@ function report(extra: Record<string, unknown> = {}) {
   const rssMiB = process.resourceUsage().maxRSS / 1024;
   process.stdout.write(JSON.stringify({ case: kind, seconds, events: lines, rssMiB, ...extra }) + '\n');
   process.exit(0);
-}
-
-/** Resolves once something accepts connections on the port (the source listens asynchronously). */
-async function listening(port: number): Promise<void> {
-  for (;;) {
-    const ok = await new Promise<boolean>((resolve) => {
-      const s = connect(port, '127.0.0.1', () => {
-        s.destroy();
-        resolve(true);
-      });
-      s.on('error', () => resolve(false));
-    });
-    if (ok) return;
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
-
-async function freePort(): Promise<number> {
-  const s = createServer();
-  await new Promise<void>((r) => s.listen(0, '127.0.0.1', r));
-  const port = (s.address() as { port: number }).port;
-  await new Promise((r) => s.close(r));
-  return port;
 }
 
 /** Bytes of the files under `dir` (0 when it does not exist yet). */

@@ -6,29 +6,11 @@
  * `regex-baseline` and `regex`: Apache common log lines parsed with the common-log regex, then posted as http does)
  */
 import { spawn } from 'node:child_process';
-import { createInterface } from 'node:readline';
-import { fileURLToPath } from 'node:url';
-import { dirname, join } from 'node:path';
 import { cpus } from 'node:os';
+import { firstLine, script } from './harness.js';
 
-const here = dirname(fileURLToPath(import.meta.url));
-const ts = import.meta.url.endsWith('.ts');
-const script = (name: string) => (ts ? ['--import', 'tsx', join(here, `${name}.ts`)] : [join(here, `${name}.js`)]);
 const mib = Number(process.argv[2] ?? process.env.BENCH_MIB ?? 512);
 const cases = (process.argv[3] ?? 'baseline,blackhole,file,http-baseline,http').split(',');
-
-function firstLine(child: ReturnType<typeof spawn>, prefix: string): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const rl = createInterface({ input: child.stdout! });
-    rl.on('line', (l) => {
-      if (l.startsWith(prefix)) {
-        rl.close();
-        resolve(l.slice(prefix.length).trim());
-      }
-    });
-    child.on('exit', (code) => reject(new Error(`${prefix} never came (exit ${code})`)));
-  });
-}
 
 interface Result {
   case: string;

@@ -8,61 +8,19 @@
  */
 import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { connect, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
-import { createInterface } from 'node:readline';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import { catalog } from '../../connectors/index.js';
 import { configFromObject } from '../../lib/config/load.js';
 import { LogRoot } from '../../lib/log.js';
 import { Topology } from '../../lib/topology/topology.js';
 import { startInfluxdb1 } from '../../spec/peers/influxdb1.js';
+import { firstLine, freePort, listening, script } from './harness.js';
 
 const mib = Number(process.argv[2] ?? 64);
 const maxEvents = Number(process.argv[3] ?? 20);
 const concurrency = process.argv[4] === undefined || process.argv[4] === 'adaptive' ? 'adaptive' : Number(process.argv[4]);
 const METRICS_PER_LINE = 2;
-
-const here = dirname(fileURLToPath(import.meta.url));
-const ts = import.meta.url.endsWith('.ts');
-const script = (name: string) => (ts ? ['--import', 'tsx', join(here, `${name}.ts`)] : [join(here, `${name}.js`)]);
-
-function firstLine(child: ReturnType<typeof spawn>, prefix: string): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const rl = createInterface({ input: child.stdout! });
-    rl.on('line', (l) => {
-      if (l.startsWith(prefix)) {
-        rl.close();
-        resolve(l.slice(prefix.length).trim());
-      }
-    });
-    child.on('exit', (code) => reject(new Error(`${prefix} never came (exit ${code})`)));
-  });
-}
-
-async function freePort(): Promise<number> {
-  const s = createServer();
-  await new Promise<void>((r) => s.listen(0, '127.0.0.1', r));
-  const port = (s.address() as { port: number }).port;
-  await new Promise((r) => s.close(r));
-  return port;
-}
-
-/** Resolves once something accepts connections on the port (the source listens asynchronously). */
-async function listening(port: number): Promise<void> {
-  for (;;) {
-    const ok = await new Promise<boolean>((resolve) => {
-      const s = connect(port, '127.0.0.1', () => {
-        s.destroy();
-        resolve(true);
-      });
-      s.on('error', () => resolve(false));
-    });
-    if (ok) return;
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
 
 const influx = await startInfluxdb1();
 await influx.createDatabase('bench');
