@@ -17,6 +17,7 @@ import { MetricsRegistry } from '../../../lib/telemetry/registry.js';
 import { Timestamp, cloneValue } from '../../../lib/value.js';
 import { valueToJSONText } from '../../../lib/codecs/json.js';
 import { type ConditionConfig, type Predicate, compileCondition } from '../../../operators/conditions/index.js';
+import { metricToValue } from '../../../operators/transforms/remap/metric-target.js';
 import { compile } from '../../../remap/index.js';
 import { type TestDefinition, type TestInput, parseTest } from './definition.js';
 import { buildInputEvent } from './inputs.js';
@@ -68,7 +69,7 @@ const RESOLVED_FALSE = 'source execution resolved to false';
 
 /**
  * Compiles a condition with the conditions module (the same semantics as filter and route); a
- * remap condition also runs again on a log event it rejected, to tell a failed assertion's
+ * remap condition also runs again on an event it rejected, to tell a failed assertion's
  * message from a plain false.
  */
 function testCondition(c: ConditionConfig, optionPath: string, timezone: string): TestCondition {
@@ -79,8 +80,7 @@ function testCondition(c: ConditionConfig, optionPath: string, timezone: string)
   return {
     holds,
     why: (e) => {
-      if (e.type !== 'log') return RESOLVED_FALSE;
-      const r = program.run(cloneValue(e.fields), e.meta.value ? cloneValue(e.meta.value) : {});
+      const r = e.type === 'log' ? program.run(cloneValue(e.fields), e.meta.value ? cloneValue(e.meta.value) : {}) : program.run(metricToValue(e), {});
       if (!r.ok) return `source execution ${r.aborted ? 'aborted' : 'failed'}: ${r.error}`;
       return typeof r.value === 'boolean' ? RESOLVED_FALSE : 'source execution resolved to a non-boolean value';
     },

@@ -70,7 +70,7 @@ describe('weir test', () => {
           '\nfailures:\n',
           'test add_unique_id_test:\n',
           'check[0] for transforms ["add_env_to_metric"] failed conditions:\n',
-          '  condition[0]: source execution resolved to false\n',
+          '  condition[0]: source execution failed: function call error for "assert_eq" at (64:107): assertion failed: "" == "production"\n',
           'output payloads from ["add_env_to_metric"] (events encoded as JSON):',
           '  {"name":"website_hits","tags":{"environment":""},"kind":"absolute","counter":{"value":1}}\n',
         ].join('\n'),
