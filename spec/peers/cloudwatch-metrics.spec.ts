@@ -7,6 +7,7 @@ import { CloudWatchClient, PutMetricDataCommand, type PutMetricDataCommandInput 
 import { NodeHttpHandler } from '@smithy/node-http-handler';
 import { expect } from 'chai';
 import { type CloudwatchMetricsPeer, startCloudwatchMetrics } from './cloudwatch-metrics.js';
+import { signSigV4 } from './sigv4.js';
 
 const NOW = 1_700_000_000_000;
 
@@ -70,5 +71,40 @@ describe('peers: strict CloudWatch metrics server (official SDK client)', () => 
     expect(await put({ Namespace: 'app', MetricData: [{ ...ok, Timestamp: new Date(NOW + 3 * 3_600_000) }] })).to.equal('InvalidParameterValueException 400');
     expect(await put({ Namespace: 'app', MetricData: [{ MetricName: 'm' }] })).to.equal('MissingRequiredParameterException 400');
     expect(cw.datums).to.have.length(3);
+  });
+
+  it('also takes the Query form (form fields, XML answers) under the same rules and signature', async () => {
+    const before = cw.datums.length;
+    const query = async (fields: Record<string, string>, secretAccessKey = 'weir-test-secret') => {
+      const body = Buffer.from(new URLSearchParams({ Action: 'PutMetricData', Version: '2010-08-01', ...fields }).toString());
+      const host = cw.url.replace('http://', '');
+      const headers = signSigV4({ method: 'POST', url: '/', headers: { host, 'content-type': 'application/x-www-form-urlencoded; charset=utf-8' }, body }, { accessKeyId: 'AKIDWEIRTEST', secretAccessKey }, { region: 'us-east-1', service: 'monitoring' });
+      delete headers.host;
+      const res = await fetch(`${cw.url}/`, { method: 'POST', headers, body });
+      return { status: res.status, text: await res.text() };
+    };
+    const ok = await query({
+      Namespace: 'app',
+      'MetricData.member.1.MetricName': 'q',
+      'MetricData.member.1.Value': '2',
+      'MetricData.member.1.Dimensions.member.1.Name': 'env',
+      'MetricData.member.1.Dimensions.member.1.Value': 'prod',
+      'MetricData.member.1.Timestamp': new Date(NOW).toISOString(),
+      'MetricData.member.2.MetricName': 'd',
+      'MetricData.member.2.Values.member.1': '0.5',
+      'MetricData.member.2.Counts.member.1': '3',
+    });
+    expect(ok.status, ok.text).to.equal(200);
+    expect(ok.text).to.include('<PutMetricDataResponse');
+    expect(cw.datums.slice(before)).to.deep.equal([
+      { namespace: 'app', name: 'q', dimensions: { env: 'prod' }, timestamp: NOW, value: 2, values: undefined, counts: undefined },
+      { namespace: 'app', name: 'd', dimensions: {}, timestamp: undefined, value: undefined, values: [0.5], counts: [3] },
+    ]);
+    const bad = await query({ Namespace: 'app', 'MetricData.member.1.MetricName': 'q', 'MetricData.member.1.Value': 'NaN' });
+    expect(bad.status).to.equal(400);
+    expect(bad.text).to.include('<Code>InvalidParameterValue</Code>');
+    const unsigned = await query({ Namespace: 'app', 'MetricData.member.1.MetricName': 'q', 'MetricData.member.1.Value': '1' }, 'wrong');
+    expect(unsigned.status).to.equal(400);
+    expect(unsigned.text).to.include('<Code>InvalidSignature</Code>');
   });
 });

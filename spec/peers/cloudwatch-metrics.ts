@@ -8,7 +8,9 @@
  * 1-255 and values of 1-1,024 characters, `Value` or `Values` (≤ 150, with `Counts` of the same
  * length) but not both, finite values within ±2^360, timestamps no older than 14 days nor more than
  * 2 h ahead, a body of ≤ 1 MiB. Errors come as the service's query-compatible JSON errors
- * (`__type` and the `x-amzn-query-error` header the SDK reads the code from).
+ * (`__type` and the `x-amzn-query-error` header the SDK reads the code from). The older Query form
+ * (`Action=PutMetricData&Version=2010-08-01&…`, form-encoded, XML answers) is accepted too, under
+ * the same rules.
  */
 import { type HttpPeer, type PeerRequest, type PeerResponse, decodeBody, json, startHttpPeer } from './http-peer.js';
 import { type SigV4Check, checkSigV4 } from './sigv4-check.js';
@@ -72,6 +74,36 @@ const number = (v: unknown, at: string): number => {
   if (typeof v !== 'number' || !Number.isFinite(v) || Math.abs(v) > LIMIT) throw invalid(`The value ${String(v)} for parameter ${at} is invalid.`);
   return v;
 };
+
+const QUERY_NS = 'http://monitoring.amazonaws.com/doc/2010-08-01/';
+const xmlText = (t: string) => t.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+/** A Query-protocol error document. */
+const queryError = (code: string, message: string, status: number): PeerResponse => ({
+  status,
+  body: `<ErrorResponse xmlns="${QUERY_NS}"><Error><Type>${status >= 500 ? 'Receiver' : 'Sender'}</Type><Code>${code}</Code><Message>${xmlText(message)}</Message></Error><RequestId>${crypto.randomUUID()}</RequestId></ErrorResponse>`,
+  headers: { 'content-type': 'text/xml' },
+});
+
+/** The JSON shape of a Query-form PutMetricData (`MetricData.member.N.…` fields; ISO 8601 timestamps). */
+function queryBody(form: URLSearchParams): Record<string, unknown> {
+  const data: Record<string, unknown>[] = [];
+  const at = (list: unknown[], i: number) => (list[i - 1] ??= {}) as Record<string, unknown>;
+  const num = (v: string) => (v.trim() === '' ? Number.NaN : Number(v));
+  for (const [key, value] of form) {
+    const m = /^MetricData\.member\.(\d+)\.(.+)$/.exec(key);
+    if (!m) continue;
+    const d = at(data, Number(m[1]));
+    const rest = m[2]!;
+    const dim = /^Dimensions\.member\.(\d+)\.(Name|Value)$/.exec(rest);
+    const list = /^(Values|Counts)\.member\.(\d+)$/.exec(rest);
+    if (dim) at((d.Dimensions ??= []) as unknown[], Number(dim[1]))[dim[2]!] = value;
+    else if (list) ((d[list[1]!] ??= []) as unknown[])[Number(list[2]) - 1] = num(value);
+    else if (rest === 'Value') d.Value = num(value);
+    else if (rest === 'Timestamp') d.Timestamp = Date.parse(value) / 1000;
+    else d[rest] = value;
+  }
+  return { Namespace: form.get('Namespace') ?? undefined, MetricData: form.has('MetricData') || data.length > 0 ? data : undefined };
+}
 
 /** Starts the server on 127.0.0.1 (port 0). */
 export async function startCloudwatchMetrics(options: CloudwatchMetricsOptions = {}): Promise<CloudwatchMetricsPeer> {
@@ -149,6 +181,7 @@ export async function startCloudwatchMetrics(options: CloudwatchMetricsOptions =
 
   const handle = (req: PeerRequest): PeerResponse => {
     if (req.method !== 'POST' || req.path !== '/') return cloudwatchError('UnknownOperationException', 'InvalidAction', `${req.method} ${req.path}`, 404);
+    if (String(req.headers['content-type'] ?? '').startsWith('application/x-www-form-urlencoded')) return handleQuery(req);
     const target = String(req.headers['x-amz-target'] ?? '');
     if (target !== METRICS_TARGET) return cloudwatchError('UnknownOperationException', 'InvalidAction', `unknown X-Amz-Target ${JSON.stringify(target)}`);
     const type = String(req.headers['content-type'] ?? '').split(';')[0]!.trim();
@@ -172,6 +205,24 @@ export async function startCloudwatchMetrics(options: CloudwatchMetricsOptions =
       if (err instanceof Refusal) return cloudwatchError(err.type, err.code, err.message);
       throw err;
     }
+  };
+
+  /** The Query form: the same datum rules, form fields in and XML out. */
+  const handleQuery = (req: PeerRequest): PeerResponse => {
+    const auth = checkSigV4(req, sig);
+    if (auth) return queryError(auth.type.replace(/Exception$/, ''), auth.message, auth.status);
+    const decoded = decodeBody(req, ['gzip']);
+    if (!decoded.ok) return queryError('MalformedInput', decoded.message, 400);
+    const form = new URLSearchParams(decoded.body.toString('utf8'));
+    if (form.get('Action') !== 'PutMetricData') return queryError('InvalidAction', `unknown Action ${JSON.stringify(form.get('Action'))}`, 400);
+    if (form.get('Version') !== '2010-08-01') return queryError('InvalidParameterValue', 'Version must be 2010-08-01', 400);
+    try {
+      putMetricData(queryBody(form), req.headers['content-encoding'] === 'gzip');
+    } catch (err) {
+      if (err instanceof Refusal) return queryError(err.code, err.message, 400);
+      throw err;
+    }
+    return { status: 200, body: `<PutMetricDataResponse xmlns="${QUERY_NS}"><ResponseMetadata><RequestId>${crypto.randomUUID()}</RequestId></ResponseMetadata></PutMetricDataResponse>`, headers: { 'content-type': 'text/xml' } };
   };
 
   const base = await startHttpPeer(handle);
