@@ -136,6 +136,13 @@ describe('connectors/sinks/cloudw_monitor_logs: the sink against a strict CloudW
     expect(peer.puts.slice(3).map((p) => p.events.length)).to.deep.equal([2, 1]);
   });
 
+  it('batch.max_events defaults to the service limit of 10,000 events per call', async () => {
+    peer.createStream('app', 'web');
+    const ds = await runSink(config({ encoding: { codec: 'text' } }), of(Array.from({ length: 10_001 }, (_, i) => log(`e${i}`, now))));
+    expect(count(ds, 'delivered')).to.equal(10_001);
+    expect(peer.puts.map((p) => p.events.length)).to.deep.equal([10_000, 1]);
+  });
+
   it('events older than 14 days or 2 h or more ahead are dropped before sending, counted as intentional discards, and settled', async () => {
     peer.createStream('app', 'web');
     const ctx = testSinkContext('cloudw_monitor_logs');
