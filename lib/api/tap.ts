@@ -1,9 +1,10 @@
 /**
  * Tap (`outputEventsByComponentIdPatterns`, reference §11.3): observes the outputs matching the
- * patterns, re-evaluated on every topology change. Each tapped output holds at most 100 copied
- * events between drains and drops the newest beyond that, so tapping never slows or blocks the
- * pipeline; drained events are reservoir-sampled into `limit` slots and emitted every interval in
- * arrival order. Notifications go out at once, each as a one-item list.
+ * patterns, re-evaluated on every topology change. Events are reservoir-sampled into `limit` slots
+ * as they pass; only the chosen ones are copied, and each output holds at most 100 of them until
+ * the next drain, dropping the newest beyond that, so tapping never slows or blocks the pipeline.
+ * The sample goes out every interval in arrival order. Notifications go out at once, each as a
+ * one-item list.
  */
 import { Observable, type SchedulerLike, type Subscription, interval } from 'rxjs';
 import type { Event, EventBatch } from '../event.js';
@@ -83,34 +84,83 @@ function matcher(pattern: string): (s: string) => boolean {
   }
 }
 
-/** Algorithm R over one interval: the first `limit` items, then each later one replaces a random slot with probability limit/n. */
-class Reservoir {
+/**
+ * Reservoir sampling over one interval with Algorithm L: the first `limit` events fill the slots,
+ * later ones replace a random slot at geometrically growing gaps, so a uniform sample of `limit`
+ * costs O(1) per batch plus O(1) per chosen event, and only chosen events are copied.
+ */
+export class Reservoir {
   private slots: { seq: number; item: TappedEvent }[] = [];
+  /** Events seen this interval. */
   private seen = 0;
+  /** Index (in `seen` order) of the next event to take once the slots are full. */
+  private next = 0;
+  private w = 0;
   constructor(
     private readonly limit: number,
     private readonly random: () => number,
   ) {}
-  offer(item: TappedEvent): void {
-    if (this.slots.length < this.limit) this.slots.push({ seq: this.seen, item });
-    else {
-      const j = Math.floor(this.random() * (this.seen + 1));
-      if (j < this.slots.length) this.slots[j] = { seq: this.seen, item };
+  /** Uniform in (0, 1): the logarithms below need a non-zero value. */
+  private u(): number {
+    const x = this.random();
+    return x > 0 ? x : Number.MIN_VALUE;
+  }
+  private skip(): void {
+    this.w *= Math.exp(Math.log(this.u()) / this.limit);
+    const gap = Math.floor(Math.log(this.u()) / Math.log(1 - this.w));
+    this.next += (Number.isFinite(gap) ? gap : 0) + 1;
+  }
+  /**
+   * Offers `n` events; calls `take(i, slot)` for each one chosen (`i` is its index among the `n`).
+   * The caller places what it takes with `put`.
+   */
+  offer(n: number, take: (i: number, slot: number) => void): void {
+    let i = 0;
+    while (i < n && this.seen + i < this.limit) {
+      take(i, this.seen + i);
+      i++;
     }
-    this.seen++;
+    if (this.seen < this.limit && this.seen + i >= this.limit) {
+      // the slots just filled: draw the first gap
+      this.w = 1;
+      this.next = this.limit - 1;
+      this.skip();
+    }
+    const end = this.seen + n;
+    while (this.seen + i < end && this.next < end) {
+      i = this.next - this.seen;
+      take(i, Math.floor(this.u() * this.limit));
+      this.skip();
+      i++;
+    }
+    this.seen = end;
+  }
+  /** Places an event taken by `offer`; `seq` keeps arrival order. */
+  put(slot: number, seq: number, item: TappedEvent): void {
+    // outputs drain one after another, so slots may fill out of order: a hole waits for its event
+    this.slots[slot] = { seq, item };
+  }
+  get seenCount(): number {
+    return this.seen;
   }
   /** The sample in arrival order; starts the next interval. */
   take(): TappedEvent[] {
-    const out = this.slots.sort((a, b) => a.seq - b.seq).map((s) => s.item);
+    const out = this.slots.filter((x) => x !== undefined).sort((a, b) => a.seq - b.seq).map((x) => x.item);
     this.slots = [];
     this.seen = 0;
+    this.next = 0;
     return out;
   }
 }
 
 /** One tapped output: its bounded buffer and the handle that detaches it. */
+interface Pending {
+  readonly slot: number;
+  readonly seq: number;
+  readonly item: TappedEvent;
+}
 interface Attached {
-  readonly pending: TappedEvent[];
+  readonly pending: Pending[];
   readonly detach: () => void;
 }
 
@@ -124,19 +174,26 @@ export function tap$(topology: ApiTopology, opts: TapOptions): Observable<TapIte
     let drainScheduled = false;
     let closed = false;
 
+    // chosen events wait here (at most TAP_BUFFER_EVENTS per output) until the drain places them
     const drain = () => {
       drainScheduled = false;
       for (const a of attached.values()) {
-        for (let i = 0; i < a.pending.length; i++) reservoir.offer(a.pending[i]!);
+        for (let i = 0; i < a.pending.length; i++) {
+          const p = a.pending[i]!;
+          reservoir.put(p.slot, p.seq, p.item);
+        }
         a.pending.length = 0;
       }
     };
-    const observer = (pending: TappedEvent[], componentId: string, componentType: string, componentKind: 'source' | 'transform') => (batch: EventBatch) => {
-      const room = TAP_BUFFER_EVENTS - pending.length;
-      const n = Math.min(room, batch.length);
-      for (let i = 0; i < n; i++) pending.push({ kind: 'event', componentId, componentType, componentKind, event: tapCopy(batch[i]!) });
-      if (batch.length > n) opts.onDrop?.(batch.length - n);
-      if (n > 0 && !drainScheduled) {
+    const observer = (pending: Pending[], componentId: string, componentType: string, componentKind: 'source' | 'transform') => (batch: EventBatch) => {
+      const base = reservoir.seenCount;
+      let dropped = 0;
+      reservoir.offer(batch.length, (i, slot) => {
+        if (pending.length >= TAP_BUFFER_EVENTS) dropped++;
+        else pending.push({ slot, seq: base + i, item: { kind: 'event', componentId, componentType, componentKind, event: tapCopy(batch[i]!) } });
+      });
+      if (dropped > 0) opts.onDrop?.(dropped);
+      if (pending.length > 0 && !drainScheduled) {
         drainScheduled = true;
         defer(() => {
           if (!closed) drain();
@@ -171,7 +228,7 @@ export function tap$(topology: ApiTopology, opts: TapOptions): Observable<TapIte
       }
       for (const [id, w] of want) {
         if (attached.has(id)) continue;
-        const pending: TappedEvent[] = [];
+        const pending: Pending[] = [];
         const detach = topology.tapOutput(id, observer(pending, w.componentId, w.componentType, w.componentKind));
         if (detach) attached.set(id, { pending, detach });
       }

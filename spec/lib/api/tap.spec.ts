@@ -3,7 +3,7 @@ import { expect } from 'chai';
 import { Subject, map } from 'rxjs';
 import { TestScheduler } from 'rxjs/testing';
 import type { ApiTopology } from '../../../lib/api/component-index.js';
-import { TAP_BUFFER_EVENTS, type TapItem, notices, tap$, checkTapArgs } from '../../../lib/api/tap.js';
+import { Reservoir, TAP_BUFFER_EVENTS, type TapItem, notices, tap$, checkTapArgs } from '../../../lib/api/tap.js';
 import { configFromObject } from '../../../lib/config/load.js';
 import { BatchNotifier, type DeliveryStatus, EventMetadata, LogEvent, attachNotifier, settleAll } from '../../../lib/event.js';
 import { Fanout } from '../../../lib/topology/fanout.js';
@@ -47,6 +47,17 @@ const BASE = {
 
 /** A tap item as short text: `N:<message>` for notices, `<component>:<message>` for events. */
 const view = (items: TapItem[]) => items.map((i) => (i.kind === 'notification' ? `N:${i.message}` : `${i.componentId}:${(i.event as LogEvent).fields.message}`));
+/** A seeded uniform generator in [0, 1), so sampling tests repeat exactly. */
+function mulberry32(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
 const messages = (n: number, prefix = 'm') => Array.from({ length: n }, (_, i) => `${prefix}${i}`);
 
 describe('tap', () => {
@@ -96,16 +107,45 @@ describe('tap', () => {
       expectObservable(out$, '^ 15ms !').toBe('m 9ms e', { m: ["N:[tap] Pattern 'out' successfully matched."], e: ['t:to-out'] });
     }));
 
-  it('samples to `limit` with reservoir sampling, kept in arrival order', () =>
+  it('samples to `limit`, a subset kept in arrival order', () =>
     rx.run(({ expectObservable }) => {
-      rx.schedule(() => topo.emit('in', messages(10)), 5);
-      rx.schedule(() => topo.emit('in', messages(10, 'n')), 15);
-      let coin = 0.99;
-      rx.schedule(() => (coin = 0), 12);
-      const out$ = tap$(topo, { outputsPatterns: ['in'], inputsPatterns: [], intervalMs: 10, limit: 3, scheduler: rx, random: () => coin, defer: (f) => f() }).pipe(map(view));
-      // a coin of 0.99 never evicts (the first three stay); a coin of 0 always evicts slot 0
-      expectObservable(out$, '^ 25ms !').toBe('m 9ms a 9ms b', { m: ["N:[tap] Pattern 'in' successfully matched."], a: ['in:m0', 'in:m1', 'in:m2'], b: ['in:n1', 'in:n2', 'in:n9'] });
+      rx.schedule(() => topo.emit('in', messages(2)), 5);
+      rx.schedule(() => topo.emit('in', messages(40, 'n')), 15);
+      const rand = mulberry32(7);
+      const out$ = tap$(topo, { outputsPatterns: ['in'], inputsPatterns: [], intervalMs: 10, limit: 3, scheduler: rx, random: rand, defer: (f) => f() }).pipe(
+        map((items) => {
+          const v = view(items);
+          if (v[0]!.startsWith('N:')) return v[0]!;
+          const idx = v.map((x) => Number(x.slice(4)));
+          const ordered = idx.every((x, i) => i === 0 || x > idx[i - 1]!);
+          return `${v[0]!.slice(3, 4)}:${v.length}:${ordered}`;
+        }),
+      );
+      expectObservable(out$, '^ 25ms !').toBe('m 9ms a 9ms b', { m: "N:[tap] Pattern 'in' successfully matched.", a: 'm:2:true', b: 'n:3:true' });
     }));
+
+  it('samples uniformly (Algorithm L) and copies only the chosen events', () => {
+    const rand = mulberry32(42);
+    const n = 100;
+    const limit = 10;
+    const trials = 20_000;
+    const hits = new Array<number>(n).fill(0);
+    const r = new Reservoir(limit, rand);
+    for (let t = 0; t < trials; t++) {
+      // offered in uneven batches, as outputs emit them
+      for (const size of [7, 30, 1, 62]) {
+        const base = r.seenCount;
+        r.offer(size, (i, slot) => r.put(slot, base + i, { seq: base + i } as never));
+      }
+      for (const e of r.take() as unknown as { seq: number }[]) hits[e.seq]!++;
+    }
+    for (const h of hits) expect(h / trials).to.be.within(0.085, 0.115);
+    let copies = 0;
+    const big = new Reservoir(100, rand);
+    for (let b = 0; b < 1000; b++) big.offer(100, () => copies++);
+    expect(big.take()).to.have.length(0); // nothing was put
+    expect(copies).to.be.within(100, 2000); // ~ limit * (1 + ln(n / limit)) of 100000
+  });
 
   it('holds at most 100 events per output between drains and drops the newest', () =>
     rx.run(({ expectObservable }) => {
