@@ -1,6 +1,6 @@
 import type { S3Client } from '@aws-sdk/client-s3';
 import { expect } from 'chai';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startWeir } from '../../../helpers/weir-process.js';
@@ -58,6 +58,17 @@ describe('connectors/sinks/cloudw_object_storage: the daemon (compiled CLI)', fu
       ['d/web/', 'a\nc', 'gzip'],
     ]);
     expect(objects.every((o) => /\/\d+-[0-9a-f-]{36}\.log\.gz$/.test(o.key))).to.equal(true);
+  });
+
+  it('with a disk_v1 buffer (spec 01 §2.1 allows it here) every event is written', async () => {
+    const input = Array.from({ length: 50 }, (_, i) => JSON.stringify({ message: `e${i}` })).join('\n') + '\n';
+    const file = config('diskv1', ['key_prefix = "v1/"', 'buffer.type = "disk_v1"', 'buffer.max_size = 268435488', 'batch.max_events = 20']);
+    writeFileSync(file, `data_dir = "${mkdtempSync(join(tmp, 'data-'))}"\n` + readFileSync(file, 'utf8'));
+    const p = startWeir(['--config', file], { input });
+    const { code } = await p.exited;
+    expect(code, p.stderr()).to.equal(0);
+    const lines = (await readObjects(reader, 'v1/')).flatMap((o) => o.body.split('\n'));
+    expect(lines.sort()).to.deep.equal(Array.from({ length: 50 }, (_, i) => `e${i}`).sort());
   });
 
   it('--require-healthy exits non-zero for an unknown bucket', async () => {

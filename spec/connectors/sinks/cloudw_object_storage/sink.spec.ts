@@ -5,7 +5,8 @@ import type { HttpPeer } from '../../../peers/http-peer.js';
 import { type S3Peer, startS3, startS3Proxy } from '../../../peers/s3.js';
 import { testSinkContext } from '../../../helpers/sink-context.js';
 import { startTinyproxy } from '../../../helpers/tinyproxy.js';
-import { BUCKET, count, fast, log, readClient, readObjects, runSink, s3Config } from './harness.js';
+import { EventMetadata, MetricEvent } from '../../../../lib/event.js';
+import { BUCKET, at, count, fast, log, readClient, readObjects, runSink, s3Config } from './harness.js';
 
 const UUID = '[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}';
 const DAY = 86_400_000;
@@ -99,6 +100,18 @@ describe('connectors/sinks/cloudw_object_storage: objects in s3rver (spec 01 §2
     // the body is still gzipped; only the header says otherwise
     expect(g!.contentEncoding).to.equal('x-custom');
     expect(g!.raw.subarray(0, 2)).to.deep.equal(Buffer.from([0x1f, 0x8b]));
+  });
+
+  it('encoding.except_fields, only_fields and timestamp_format shape each event; metric events are written too', async () => {
+    await runSink(fast(s3Config(proxy.url, { key_prefix: 'enc/', encoding: { codec: 'json', except_fields: ['secret'], timestamp_format: 'unix' } })), of([log('a', 0, { secret: 's', keep: 1 })]));
+    expect(JSON.parse((await readObjects(reader, 'enc/'))[0]!.body)).to.deep.equal([{ message: 'a', timestamp: 1_700_000_000, keep: 1 }]);
+    await runSink(fast(s3Config(proxy.url, { key_prefix: 'only/', encoding: { codec: 'json', only_fields: ['keep'] } })), of([log('a', 0, { secret: 's', keep: 1 })]));
+    expect(JSON.parse((await readObjects(reader, 'only/'))[0]!.body)).to.deep.equal([{ keep: 1 }]);
+    const m = new MetricEvent('requests', 'incremental', { type: 'counter', value: 3 }, new EventMetadata('', ''), undefined, undefined, at(0));
+    const ds = await runSink(fast(s3Config(proxy.url, { key_prefix: 'm/%F/' })), of([m]));
+    expect(ds[0]!.status).to.equal('delivered');
+    const [o] = await readObjects(reader, 'm/2023-11-14/');
+    expect(JSON.parse(o!.body)[0]).to.deep.include({ name: 'requests', kind: 'incremental', counter: { value: 3 } });
   });
 
   it('framing: character_delimited and length_delimited bodies', async () => {
