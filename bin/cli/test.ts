@@ -7,7 +7,7 @@ import { writeFileSync } from 'node:fs';
 import { NEVER } from 'rxjs';
 import * as v from 'valibot';
 import { catalog } from '../../connectors/index.js';
-import { type ComponentConfig, type Config, buildConfig, readConfigFiles } from '../../lib/config/load.js';
+import { type ComponentConfig, type Config, type RawConfigFile, buildConfig, readConfigFiles } from '../../lib/config/load.js';
 import type { ConfigSource } from '../../lib/config/paths.js';
 import { defineSink, defineSource } from '../../lib/component.js';
 import { type ConfigProblem, formatProblem } from '../../lib/errors.js';
@@ -66,6 +66,24 @@ function withPlaceholders(config: Config): Config {
   return { ...config, components };
 }
 
+/** Stands for the inputs of a transform written with `inputs = []`: in a test, the test feeds it. */
+const TEST_INPUT = '\0unit_test_input';
+
+/**
+ * Vector's guide writes transforms under test with `inputs = []` (the test's inputs are their only
+ * ones); elsewhere weir requires at least one input, so here they get a placeholder.
+ */
+function withTestInputs(file: RawConfigFile): RawConfigFile {
+  const transforms = file.data.transforms;
+  if (typeof transforms !== 'object' || transforms === null || Array.isArray(transforms)) return file;
+  const patched: Record<string, unknown> = {};
+  for (const [id, t] of Object.entries(transforms)) {
+    const empty = typeof t === 'object' && t !== null && Array.isArray((t as { inputs?: unknown }).inputs) && (t as { inputs: unknown[] }).inputs.length === 0;
+    patched[id] = empty ? { ...(t as object), inputs: [TEST_INPUT] } : t;
+  }
+  return { ...file, data: { ...file.data, transforms: patched } };
+}
+
 export function testCommand(opts: TestOptions, out: NodeJS.WritableStream = process.stdout, err: NodeJS.WritableStream = process.stderr): number {
   const colour = (out as NodeJS.WriteStream).isTTY === true;
   const green = (s: string) => (colour ? `\x1b[32m${s}\x1b[0m` : s);
@@ -74,7 +92,7 @@ export function testCommand(opts: TestOptions, out: NodeJS.WritableStream = proc
 
   const problems: ConfigProblem[] = [...(opts.problems ?? [])];
   if (opts.files.length === 0 && problems.length === 0) problems.push({ code: 'WEIR_ERR_CONFIG_FILE', message: 'no configuration given; pass config files to test' });
-  const built = buildConfig(readConfigFiles(opts.files, process.env, problems), catalog);
+  const built = buildConfig(readConfigFiles(opts.files, process.env, problems).map(withTestInputs), catalog);
   problems.push(...built.problems);
   const config = built.config;
   const wired = config && problems.length === 0 ? buildGraph(withPlaceholders(config)) : undefined;

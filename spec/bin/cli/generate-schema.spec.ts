@@ -127,7 +127,9 @@ describe('weir generate-schema', () => {
       const problems: ConfigProblem[] = [];
       const [parsed] = readConfigFiles([file], { ...process.env, HOME: '/home/weir' }, problems);
       expect(problems, file).to.deep.equal([]);
-      expect(validate(schema, parsed!.data), file).to.deep.equal([]);
+      // Vector's guide writes a transform under test with `inputs: []`, which only `weir test` accepts
+      const expected = file.endsWith('vector-docs.yaml') ? ['/transforms/add_env_to_metric/inputs: fewer than 1 items'] : [];
+      expect(validate(schema, parsed!.data), file).to.deep.equal(expected);
     }
   });
 
