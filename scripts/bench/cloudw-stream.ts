@@ -4,30 +4,40 @@
  * them, and this process runs weir alone, so its peak RSS is weir's. Prints events/s, MiB/s,
  * PutRecords calls, bytes on the wire, peak RSS and the records the stream holds (read back with
  * GetRecords; must equal the lines sent).
- * Usage: node dist/scripts/bench/cloudw-stream.js [MiB=16] [compression=none|gzip] [shards=4] [concurrency=adaptive]
+ * With target `null` a minimal responder answers every PutRecords call with success instead, so
+ * the figures are weir's own (kinesalite serialises the calls to a stream behind one lock).
+ * Usage: node dist/scripts/bench/cloudw-stream.js [MiB=16] [compression=none|gzip] [shards=4] [concurrency=adaptive] [target=kinesalite|null]
  */
 import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { connect, createServer } from 'node:net';
+import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import { createInterface } from 'node:readline';
-import { fileURLToPath } from 'node:url';
+import { firstLine, freePort, listening, script } from './harness.js';
 
-const here = dirname(fileURLToPath(import.meta.url));
-const ts = import.meta.url.endsWith('.ts');
-const script = (name: string) => (ts ? ['--import', 'tsx', join(here, `${name}.ts`)] : [join(here, `${name}.js`)]);
-
-function firstLine(child: ReturnType<typeof spawn>, prefix: string): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const rl = createInterface({ input: child.stdout! });
-    rl.on('line', (l) => {
-      if (l.startsWith(prefix)) {
-        rl.close();
-        resolve(l.slice(prefix.length).trim());
-      }
+/** A responder that takes every PutRecords call whole and counts the records. */
+async function runNullPeer(): Promise<void> {
+  const { createServer: createHttpServer } = await import('node:http');
+  let stored = 0;
+  const server = createHttpServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { Records?: unknown[]; StreamName?: string };
+      const n = body.Records?.length ?? 0;
+      stored += n;
+      const answer = body.Records
+        ? { FailedRecordCount: 0, Records: Array.from({ length: n }, (_, i) => ({ SequenceNumber: String(stored - n + i), ShardId: 'shardId-000000000000' })) }
+        : { StreamDescription: { StreamName: body.StreamName } };
+      res.writeHead(200, { 'content-type': 'application/x-amz-json-1.1' }).end(JSON.stringify(answer));
     });
-    child.on('exit', (code) => reject(new Error(`${prefix} never came (exit ${code})`)));
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  process.stdout.write(`READY http://127.0.0.1:${(server.address() as { port: number }).port}\n`);
+  createInterface({ input: process.stdin }).on('line', () => {
+    const cpu = process.cpuUsage();
+    process.stdout.write(`STORED ${stored} ${((cpu.user + cpu.system) / 1e6).toFixed(1)}\n`);
   });
 }
 
@@ -44,40 +54,18 @@ async function runPeer(shards: number): Promise<void> {
   });
 }
 
-async function freePort(): Promise<number> {
-  const s = createServer();
-  await new Promise<void>((r) => s.listen(0, '127.0.0.1', r));
-  const port = (s.address() as { port: number }).port;
-  await new Promise((r) => s.close(r));
-  return port;
-}
-
-/** Resolves once something accepts connections on the port (the source listens asynchronously). */
-async function listening(port: number): Promise<void> {
-  for (;;) {
-    const ok = await new Promise<boolean>((resolve) => {
-      const s = connect(port, '127.0.0.1', () => {
-        s.destroy();
-        resolve(true);
-      });
-      s.on('error', () => resolve(false));
-    });
-    if (ok) return;
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
-
 async function runBench(): Promise<void> {
   const mib = Number(process.argv[2] ?? 16);
   const compression = process.argv[3] ?? 'none';
   const shards = Number(process.argv[4] ?? 4);
+  const target = process.argv[6] ?? 'kinesalite';
   const concurrency = process.argv[5] === undefined || process.argv[5] === 'adaptive' || process.argv[5] === 'none' ? (process.argv[5] ?? 'adaptive') : Number(process.argv[5]);
   const { catalog } = await import('../../connectors/index.js');
   const { configFromObject } = await import('../../lib/config/load.js');
   const { LogRoot } = await import('../../lib/log.js');
   const { Topology } = await import('../../lib/topology/topology.js');
 
-  const peer = spawn(process.execPath, [...script('cloudw-stream'), 'peer', String(shards)], { stdio: ['pipe', 'pipe', 'inherit'] });
+  const peer = spawn(process.execPath, [...script('cloudw-stream'), target === 'null' ? 'null-peer' : 'peer', String(shards)], { stdio: ['pipe', 'pipe', 'inherit'] });
   const sender = spawn(process.execPath, [...script('tcp-send'), String(mib)], { stdio: ['pipe', 'pipe', 'inherit'] });
   process.on('exit', () => {
     sender.kill();
@@ -134,6 +122,7 @@ async function runBench(): Promise<void> {
       compression,
       shards,
       concurrency,
+      target,
       events: lines,
       seconds: Number(seconds.toFixed(3)),
       events_per_sec: Math.round(lines / seconds),
@@ -156,4 +145,5 @@ async function runBench(): Promise<void> {
 }
 
 if (process.argv[2] === 'peer') await runPeer(Number(process.argv[3] ?? 4));
+else if (process.argv[2] === 'null-peer') await runNullPeer();
 else await runBench();

@@ -2,6 +2,7 @@
 import type { ComponentContext } from '../../../lib/component.js';
 import type { Counter } from '../../../lib/telemetry/registry.js';
 
+/** The counters and log lines of one `cloudw_stream` sink, bound once when it is built. */
 export class StreamSinkEvents {
   private readonly keyMissing: Counter;
   private readonly tooLarge: Counter;

@@ -3,7 +3,6 @@ import { DescribeStreamCommand, KinesisClient, PutRecordsCommand, type PutRecord
 import { type OperatorFunction, Subject, filter, merge, tap } from 'rxjs';
 import type { ComponentContext, SinkContext } from '../../../lib/component.js';
 import type { Delivery, Event, EventBatch } from '../../../lib/event.js';
-import { createCompressor } from '../../../lib/net/compression.js';
 import { batchLimits } from '../../../operators/batch-by.js';
 import { cloudwClientConfig } from '../../shared/cloudw/client.js';
 import { cloudwHealthcheck } from '../../shared/cloudw/healthcheck.js';
@@ -12,7 +11,7 @@ import { requestSink } from '../../shared/request-sink.js';
 import type { CloudwStreamSinkConfig } from './config.js';
 import { type StreamRecord, createStreamEncoder } from './encoder.js';
 import { StreamSinkEvents } from './events.js';
-import { type StreamRequest, buildStreamRequest } from './request.js';
+import { type StreamRequest, buildStreamRequest, recordCompressor } from './request.js';
 import { classifyPutRecords } from './retry.js';
 
 /** What a request of no records "answers": nothing is left to send (its records were refused for good). */
@@ -29,7 +28,7 @@ export const createStreamClient = (config: CloudwStreamSinkConfig, ctx: Pick<Com
 export function buildCloudwStreamSink(config: CloudwStreamSinkConfig, ctx: SinkContext, client?: KinesisClient): OperatorFunction<EventBatch, Delivery> {
   const kinesis = client ?? createStreamClient(config, ctx);
   const encode = createStreamEncoder(config, ctx.globals.log_schema);
-  const compressor = createCompressor(config.compression);
+  const compress = recordCompressor(config.compression);
   const events = new StreamSinkEvents(ctx);
   return (source) => {
     // records refused for good end rejected beside the skeleton's deliveries
@@ -45,7 +44,7 @@ export function buildCloudwStreamSink(config: CloudwStreamSinkConfig, ctx: SinkC
       requestSink<StreamRecord, StreamRequest, Pick<PutRecordsCommandOutput, 'FailedRecordCount' | 'Records'>>(
         {
           encode,
-          build: (items) => buildStreamRequest(items, compressor, config.partition_key_field, events),
+          build: (items) => buildStreamRequest(items, compress, config.partition_key_field, events),
           send: async (req, signal) =>
             req.records.length === 0 ? NOTHING_LEFT : kinesis.send(new PutRecordsCommand({ StreamName: config.stream_name, Records: [...req.records] }), { abortSignal: signal }),
           classify: (res, req) => classifyPutRecords(res, req, outcome),
