@@ -90,6 +90,9 @@ export const CloudwObjectStorageConfig = v.pipe(
     if (c.acl !== undefined && grants.length > 0) addIssue({ message: `a canned acl and ${grants.join(', ')} must not both be set`, path: [pathItem(c, 'acl')] });
     if (c.multipart.threshold_bytes < c.multipart.part_size_bytes)
       addIssue({ message: 'must be at least multipart.part_size_bytes', path: [pathItem(c, 'multipart'), pathItem(c.multipart, 'threshold_bytes')] });
+    // the SDK builds the request; no extra headers are sent, so accepting them would ignore them
+    if (Object.keys(c.request.headers).length > 0)
+      addIssue({ message: 'does not apply to this sink: its requests are the service API calls', path: [pathItem(c, 'request'), pathItem(c.request, 'headers')] });
     const f = c.framing;
     if (c.encoding.codec === 'gelf' && f.method !== undefined && f.method !== 'character_delimited')
       addIssue({ message: 'gelf messages are separated by a delimiter (character_delimited, NUL by default)', path: [pathItem(c, 'framing')] });

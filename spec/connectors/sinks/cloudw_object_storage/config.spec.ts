@@ -70,6 +70,7 @@ describe('connectors/sinks/cloudw_object_storage: options (spec 01 §2.1-§2.3, 
     expect(issues({ tags: { '': 'x' } })[0]).to.match(/^tags/);
     expect(issues({ endpoint: 'ftp://x' })[0]).to.match(/^endpoint: /);
     expect(issues({ buffer: { type: 'disk_v1', max_size: 268435488 } })).to.deep.equal([]);
+    expect(issues({ request: { headers: { 'x-a': 'b' } } })).to.deep.equal(['request.headers: does not apply to this sink: its requests are the service API calls']);
   });
 
   it('tags become the x-amz-tagging query string, keys sorted and escaped; headers follow the options', () => {
