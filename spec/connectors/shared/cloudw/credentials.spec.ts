@@ -123,6 +123,14 @@ describe('cloudw credentials', () => {
       expect((err as Error).message).to.contain('auth.load_timeout_secs (1 s)');
     });
 
+    it('gives up an attempt after auth.imds.read_timeout_seconds without an answer', async () => {
+      imds.fault = () => 'stall';
+      const err = await cloudwCredentials(auth({ load_timeout_secs: 30, imds: { max_attempts: 2, read_timeout_seconds: 0.2 } }), { ...bare, CLOUDW_EC2_METADATA_SERVICE_ENDPOINT: imds.url })().catch((e: unknown) => e);
+      expect(err).to.be.instanceOf(CredentialsNotFoundError);
+      expect((err as Error).message).to.contain('2 attempts').and.contain('no answer within 200 ms');
+      expect(imds.requests.filter((r) => r.path === '/latest/api/token')).to.have.length(2);
+    });
+
     it('looks credentials up again when they expire, and keeps them while they are fresh', async () => {
       imds.credentials = { accessKeyId: 'ASIAOLD', secretAccessKey: 'old', token: 't-old', expiration: new Date(Date.now() + 60_000) }; // inside the refresh margin
       const provider = cloudwCredentials(auth(), { ...bare, CLOUDW_EC2_METADATA_SERVICE_ENDPOINT: imds.url });
