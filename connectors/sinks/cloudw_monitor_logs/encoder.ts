@@ -32,10 +32,15 @@ export function splitTarget(key: string): { group: string; stream: string } {
   return { group: key.slice(0, i), stream: key.slice(i + 1) };
 }
 
-const rendered = (t: Template, e: Event, tz: string | undefined): string | TemplateError => {
+/** Names the service takes (its API reference): groups of `[.-_/#A-Za-z0-9]`, streams without `:` or `*`, both 1-512 characters. */
+const GROUP_NAME = /^[.\-_/#A-Za-z0-9]{1,512}$/;
+const STREAM_NAME = /^[^:*]{1,512}$/;
+
+const rendered = (t: Template, e: Event, tz: string | undefined, valid: RegExp, what: string): string | TemplateError => {
   const out = t.render(e, tz);
   if (out === undefined) return new TemplateError(t.text, `missing field(s) ${t.missingFields(e).join(', ')}`);
-  if (out === '') return new TemplateError(t.text, 'rendered to an empty name');
+  // a name the service refuses would fail the whole call: only this event is rejected
+  if (!valid.test(out)) return new TemplateError(t.text, `rendered ${JSON.stringify(out.slice(0, 600))}, which is not a valid log ${what} name`);
   return out;
 };
 
@@ -61,8 +66,8 @@ export function createLogsEncoder(
     if (size > MAX_EVENT_BYTES) throw new EncodeError(`the event encodes to ${size} bytes with its 26 bytes of overhead; the service takes at most ${MAX_EVENT_BYTES}`);
     const ts = getPath(e.fields, timestampPath);
     const timestamp = ts instanceof Timestamp ? ts.ms : Math.floor(now());
-    const g = rendered(group, e, timezone);
-    const s = g instanceof TemplateError ? g : rendered(stream, e, timezone);
+    const g = rendered(group, e, timezone, GROUP_NAME, 'group');
+    const s = g instanceof TemplateError ? g : rendered(stream, e, timezone, STREAM_NAME, 'stream');
     const target = g instanceof TemplateError ? g : s instanceof TemplateError ? s : targetKey(g, s);
     return { event: e, size, key: undefined, target, timestamp, message };
   };

@@ -15,6 +15,8 @@ import type { Encoded } from '../../shared/request-sink.js';
 export const MAX_DIMENSIONS = 30;
 const MAX_NAME = 255;
 const MAX_DIMENSION_VALUE = 1024;
+/** A dimension name the service takes: ASCII, not blank, not starting with `:`, 1-255 characters. */
+const DIMENSION_NAME = /^(?!:)(?=[\x20-\x7e]*[^\s])[\x20-\x7e]{1,255}$/;
 /** Values the service stores lie within ±2^360. */
 export const MAX_MAGNITUDE = 2 ** 360;
 
@@ -74,8 +76,8 @@ export function createMetricsEncoder(defaultNamespace: string, truncated: (name:
     let dropped: string[] | undefined;
     for (const k of keys) {
       const value = singleTagValue(tags[k]!);
-      // the service refuses empty names and values, and longer ones than it stores
-      if (k === '' || k.length > MAX_NAME || k.startsWith(':') || value === undefined || value === '' || value.length > MAX_DIMENSION_VALUE) continue;
+      // the service refuses blank or non-ASCII names, blank values, and longer ones than it stores
+      if (!DIMENSION_NAME.test(k) || value === undefined || value.trim() === '' || value.length > MAX_DIMENSION_VALUE) continue;
       if (out.length === MAX_DIMENSIONS) (dropped ??= []).push(k);
       else out.push({ Name: k, Value: value });
     }

@@ -51,4 +51,20 @@ describe('connectors/sinks/cloudw_monitor_logs: the daemon with the example conf
     expect(r.code).to.not.equal(0);
     expect(r.stderr).to.match(/signature/i);
   });
+
+  it('no credentials anywhere: the health check names the sources it tried and --require-healthy exits non-zero', async () => {
+    const cfg = join(tmp, 'none.toml');
+    writeFileSync(cfg, example.replace('region = "eu-west-1"', `region = "us-east-1"\nendpoint = "${peer.url}"`));
+    const noCredentials = {
+      HOME: tmp,
+      CLOUDW_SHARED_CREDENTIALS_FILE: join(tmp, 'absent-credentials'),
+      CLOUDW_CONFIG_FILE: join(tmp, 'absent-config'),
+      CLOUDW_EC2_METADATA_DISABLED: 'true',
+    };
+    const before = peer.requests.length;
+    const r = await runWeir(['--config', cfg, '--require-healthy'], { env: noCredentials, input: 'x\n' });
+    expect(r.code).to.not.equal(0);
+    expect(r.stderr).to.include('no credentials; tried:');
+    expect(peer.requests.length).to.equal(before);
+  });
 });

@@ -66,12 +66,14 @@ describe('connectors/sinks/cloudw_monitor_logs: the sink against a strict CloudW
     expect(peer.puts).to.have.length(3);
   });
 
-  it('an event whose group or stream does not render is rejected alone and counted', async () => {
+  it('an event whose group or stream does not render, or renders to a name the service refuses, is rejected alone and counted', async () => {
     const ctx = testSinkContext('cloudw_monitor_logs');
-    const ds = await runSink(config({ stream_name: '{{ host }}' }), of([log('ok', now, { host: 'a' }), log('no host', now)]), ctx);
+    const events = [log('ok', now, { host: 'a', app: 'g' }), log('no host', now, { app: 'g' }), log('bad stream', now, { host: 'a:b', app: 'g' }), log('bad group', now, { host: 'a', app: 'my app' })];
+    const ds = await runSink(config({ group_name: '{{ app }}', stream_name: '{{ host }}' }), of(events), ctx);
     expect(count(ds, 'delivered')).to.equal(1);
-    expect(count(ds, 'rejected')).to.equal(1);
-    expect(ctx.metric('component_errors_total', { error_type: 'template_failed' })).to.equal(1);
+    expect(count(ds, 'rejected')).to.equal(3);
+    expect(ctx.metric('component_errors_total', { error_type: 'template_failed' })).to.equal(3);
+    expect(peer.events('g', 'a')).to.have.length(1);
   });
 
   it('create_missing_group (default true): CreateLogGroup, then the first stream, then the events are sent again', async () => {

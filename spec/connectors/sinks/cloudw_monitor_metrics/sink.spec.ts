@@ -91,9 +91,9 @@ describe('connectors/sinks/cloudw_monitor_metrics: the sink against a strict Clo
     expect(peer.datums.map((d) => `${d.namespace}/${d.name}`).sort()).to.deep.equal(['app/b', 'fallback/a', 'fallback/c']);
   });
 
-  it('dimensions: tags by key, bare and empty ones left out, the first 30 of more kept and the case counted', async () => {
+  it('dimensions: tags by key, bare, blank and invalid ones left out, the first 30 of more kept and the case counted', async () => {
     const ctx = testSinkContext('cloudw_monitor_metrics');
-    const tags: Record<string, string | null> = { bare: null, empty: '' };
+    const tags: Record<string, string | null> = { bare: null, empty: '', blank: '  ', ':colon': 'v', 'nön-ascii': 'v' };
     for (let i = 0; i < 35; i++) tags[`t${String(i).padStart(2, '0')}`] = `v${i}`;
     const ds = await runSink(config(), of([counter('wide', 1, { tags }), counter('multi', 1, { tags: { env: ['a', null, 'b'] } })]), ctx);
     expect(count(ds, 'delivered')).to.equal(2);
