@@ -6,6 +6,7 @@
 import { expect } from 'chai';
 import { of } from 'rxjs';
 import type { LogEvent } from '../../../../lib/event.js';
+import { Timestamp } from '../../../../lib/value.js';
 import { type TestCerts, makeTestCerts } from '../../../helpers/certs.js';
 import { testSinkContext } from '../../../helpers/sink-context.js';
 import { startTinyproxy } from '../../../helpers/tinyproxy.js';
@@ -54,6 +55,17 @@ describe('connectors/sinks/cloudw_queue: sending to the queue emulator', functio
     expect(count(ds, 'delivered')).to.equal(2);
     const got = await sqs.receive(url, 2);
     expect(got.map((m) => m.Body).sort()).to.deep.equal(['plain one', 'plain two']);
+  });
+
+  it('encoding.except_fields, only_fields and timestamp_format shape the json body', async () => {
+    const url = await queue();
+    const at = new Timestamp(1_700_000_000_000);
+    const cfg = fast(queueConfig(proxy.url, url, { encoding: { codec: 'json', except_fields: ['secret'], timestamp_format: 'unix' } }));
+    await runSink(cfg, of([log('shaped', { secret: 's', timestamp: at })]));
+    const cfg2 = fast(queueConfig(proxy.url, url, { encoding: { codec: 'json', only_fields: ['message'] } }));
+    await runSink(cfg2, of([log('only', { other: 1 })]));
+    const got = await sqs.receive(url, 2);
+    expect(got.map((m) => JSON.parse(m.Body!) as Record<string, unknown>)).to.have.deep.members([{ message: 'shaped', timestamp: 1_700_000_000 }, { message: 'only' }]);
   });
 
   it('FIFO: message_group_id and message_deduplication_id render per event; an event missing a field is rejected and counted', async () => {
