@@ -190,7 +190,14 @@ export function tap$(topology: ApiTopology, opts: TapOptions): Observable<TapIte
       let dropped = 0;
       reservoir.offer(batch.length, (i, slot) => {
         if (pending.length >= TAP_BUFFER_EVENTS) dropped++;
-        else pending.push({ slot, seq: base + i, item: { kind: 'event', componentId, componentType, componentKind, event: tapCopy(batch[i]!) } });
+        else {
+          // this runs inside the producer's emit: an event that cannot be copied is skipped, never thrown
+          try {
+            pending.push({ slot, seq: base + i, item: { kind: 'event', componentId, componentType, componentKind, event: tapCopy(batch[i]!) } });
+          } catch {
+            dropped++;
+          }
+        }
       });
       if (dropped > 0) opts.onDrop?.(dropped);
       if (pending.length > 0 && !drainScheduled) {

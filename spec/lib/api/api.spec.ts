@@ -87,8 +87,10 @@ describe('management API (queries and HTTP)', function () {
     expect(schema.getQueryType()!.getFields().hostMetrics).to.equal(undefined);
   });
 
-  it('answers health and meta', async () => {
+  it('answers health and meta (POST and GET)', async () => {
     expect((await post(doc('queries/health.graphql'))).body).to.deep.equal({ data: { health: true } });
+    const get = await fetch(`${base}/graphql?query=${encodeURIComponent('{ health }')}`);
+    expect([get.status, await get.json()]).to.deep.equal([200, { data: { health: true } }]);
     expect((await post(doc('queries/meta_version_string.graphql'))).body).to.deep.equal({ data: { meta: { versionString: '9.9.9' } } });
     expect((await post('{ meta { hostname } }')).body.data.meta.hostname).to.equal('test-host');
   });
