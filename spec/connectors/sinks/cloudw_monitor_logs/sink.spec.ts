@@ -6,7 +6,7 @@
 import { expect } from 'chai';
 import { gunzipSync } from 'node:zlib';
 import { of } from 'rxjs';
-import { MetricEvent, EventMetadata } from '../../../../lib/event.js';
+import { BatchNotifier, EventMetadata, MetricEvent, attachNotifier } from '../../../../lib/event.js';
 import { testSinkContext } from '../../../helpers/sink-context.js';
 import { type CloudwatchLogsPeer, startCloudwatchLogs } from '../../../peers/cloudwatch-logs.js';
 import { awsError, count, fast, log, logsConfig, operation, runSink } from './harness.js';
@@ -150,7 +150,12 @@ describe('connectors/sinks/cloudw_monitor_logs: the sink against a strict CloudW
     const ctx = testSinkContext('cloudw_monitor_logs');
     const old = log('old', now - 15 * 24 * HOUR);
     const ahead = log('ahead', now + 3 * HOUR);
+    // a source waiting for acknowledgements hears "delivered" for the dropped ones
+    const settled: string[] = [];
+    const notifier = new BatchNotifier((status) => settled.push(status));
+    attachNotifier([old, ahead], notifier);
     const ds = await runSink(config(), of([old, log('ok', now), ahead]), ctx);
+    expect(settled).to.deep.equal(['delivered']);
     expect(ds.map((d) => [d.status, d.events.length])).to.deep.equal([['delivered', 1]]);
     expect(peer.events('app', 'web').map((e) => e.message)).to.deep.equal(['{"message":"ok"}']);
     expect(ctx.metric('component_discarded_events_total', { intentional: 'true' })).to.equal(2);
