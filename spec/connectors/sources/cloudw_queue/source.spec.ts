@@ -172,6 +172,19 @@ describe('connectors/sources/cloudw_queue: receiving from the queue emulator', f
     expect(await sqs.depth(url)).to.deep.equal({ visible: 0, inFlight: 0 });
   });
 
+  it('decoding syslog with character_delimited framing: each frame one event', async () => {
+    const url = await queue();
+    await sqs.send(url, ['<34>1 2024-05-01T10:00:00Z web1 app 42 ID1 - first|<34>1 2024-05-01T10:00:01Z web2 app 43 ID2 - second']);
+    const cfg = config(url, { decoding: { codec: 'syslog' }, framing: { method: 'character_delimited', character_delimited: { delimiter: '|' } } });
+    const { events } = start(cfg);
+    await until(() => events().length === 2, 10_000, '2 events');
+    expect(events().map((e) => [e.fields.message, e.fields.hostname, e.fields.appname])).to.deep.equal([
+      ['first', 'web1', 'app'],
+      ['second', 'web2', 'app'],
+    ]);
+    expect(String(events()[1]!.fields.timestamp)).to.equal('2024-05-01T10:00:01Z');
+  });
+
   it('client_concurrency: that many long polls run at once', async () => {
     const url = await queue();
     start(config(url, { client_concurrency: 3, poll_secs: 20 }));
