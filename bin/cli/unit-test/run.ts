@@ -8,6 +8,7 @@
 import { type OperatorFunction, Subject, type SchedulerLike } from 'rxjs';
 import { TestScheduler } from 'rxjs/testing';
 import { componentContext } from '../../../lib/component-context.js';
+import type { GlobalOptions } from '../../../lib/config/global.js';
 import type { ComponentConfig, Config } from '../../../lib/config/load.js';
 import { type Event, type EventBatch, type RoutedBatch } from '../../../lib/event.js';
 import type { LogRoot } from '../../../lib/log.js';
@@ -88,7 +89,8 @@ function testCondition(c: ConditionConfig, optionPath: string, timezone: string)
 }
 
 /** Checks one definition against the graph; the errors in Vector's words. */
-function prepare(def: TestDefinition, graph: Graph, timezone: string): { test?: PreparedTest; errors: string[] } {
+function prepare(def: TestDefinition, graph: Graph, globals: GlobalOptions): { test?: PreparedTest; errors: string[] } {
+  const timezone = globals.timezone;
   const errors: string[] = [];
   const name = def.name;
   const transforms = new Set(transformNodes(graph).map((n) => n.config.id));
@@ -97,6 +99,14 @@ function prepare(def: TestDefinition, graph: Graph, timezone: string): { test?: 
   if (inputs.length === 0) errors.push('must specify at least one input.');
   inputs.forEach((input, i) => {
     if (!transforms.has(input.insert_at)) errors.push(`inputs[${i}]: unable to locate target transform '${input.insert_at}'`);
+    else {
+      // built here once so that an incomplete input stops the run, as in Vector; each run builds its own
+      try {
+        buildInputEvent(input, Timestamp.now(), globals);
+      } catch (err) {
+        errors.push(`inputs[${i}]: ${(err as Error).message}`);
+      }
+    }
   });
   if (def.outputs.length === 0 && def.no_outputs_from.length === 0) errors.push('unit test must contain at least one of `outputs` or `no_outputs_from`.');
 
@@ -152,7 +162,7 @@ export function prepareTests(config: Config, graph: Graph): { tests: PreparedTes
   const errors: string[] = [];
   config.tests.forEach((raw, i) => {
     const parsed = parseTest(raw, i);
-    const found = parsed.ok ? prepare(parsed.test, graph, config.globals.timezone) : { errors: parsed.errors };
+    const found = parsed.ok ? prepare(parsed.test, graph, config.globals) : { errors: parsed.errors };
     if (found.test) tests.push(found.test);
     else errors.push(`Failed to build test '${parsed.ok ? parsed.test.name : parsed.name}':\n  ${found.errors.join('\n').replace(/\n/g, '\n  ')}`);
   });

@@ -223,6 +223,31 @@ describe('weir test', () => {
       expect(r.err).to.include("Failed to build test 'no outputs':\n  inputs[0].at: must be at least 0; got number -1");
     });
 
+    it('inputs missing what their type needs, or with a malformed metric, are named', () => {
+      const file = join(dir, 'inputs.yaml');
+      writeFileSync(
+        file,
+        [
+          'transforms: { t: { type: remap, inputs: [s], source: ".a = 1" } }',
+          'tests:',
+          '  - name: incomplete',
+          '    no_outputs_from: [t]',
+          '    inputs:',
+          '      - { insert_at: t }',
+          '      - { insert_at: t, type: log }',
+          '      - { insert_at: t, type: metric, metric: { name: m, kind: sometimes, counter: { value: 1 } } }',
+          '      - { insert_at: t, type: vrl, source: ". = 1" }',
+          '',
+        ].join('\n'),
+      );
+      const r = run([file]);
+      expect(r.code).to.equal(78);
+      expect(r.err).to.include("  inputs[0]: input type 'raw' requires the field 'value'\n");
+      expect(r.err).to.include("  inputs[1]: input type 'log' requires the field 'log_fields'\n");
+      expect(r.err).to.include('  inputs[2]: invalid metric: metric.kind must be "absolute" or "incremental"\n');
+      expect(r.err).to.include('  inputs[3]: the vrl input must leave an object as the event.');
+    });
+
     it('a test without outputs, or conditions with a count of 0, is refused', () => {
       const file = join(dir, 'shape.yaml');
       writeFileSync(
