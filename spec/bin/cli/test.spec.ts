@@ -4,7 +4,7 @@
  * process; two go through the real CLI for its argument handling and exit codes.
  */
 import { expect } from 'chai';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
@@ -291,6 +291,17 @@ describe('weir test', () => {
     expect(r.code).to.equal(78);
     expect(r.out).to.equal('Running tests\n');
     expect(r.err).to.match(/^Failed to execute tests:\ntransforms\.t: remap program does not compile:/);
+  });
+
+  it('a config folder: components and tests one per file (tests/<name>.yaml), through the CLI', async () => {
+    const root = join(dir, 'folder');
+    mkdirSync(join(root, 'transforms'), { recursive: true });
+    mkdirSync(join(root, 'tests'));
+    writeFileSync(join(root, 'transforms', 'shout.yaml'), 'type: remap\ninputs: [in]\nsource: .message = upcase!(.message)\n');
+    writeFileSync(join(root, 'tests', 'shouts.yaml'), 'inputs: [{ insert_at: shout, value: hi }]\noutputs: [{ extract_from: shout, conditions: [\'.message == "HI"\'] }]\n');
+    const r = await runWeir(['test', '-C', root]);
+    expect(r.stdout).to.equal('Running tests\ntest shouts ... passed\n');
+    expect(r.code, r.stderr).to.equal(0);
   });
 
   it('a config without tests: "No tests found.", exit 0', () => {
