@@ -14,6 +14,7 @@ import { unusedWarnings } from './unused.js';
 import { resolveTimezone } from '../lib/time/strftime.js';
 import { DEFAULT_MAX_DECOMPRESSED_BYTES } from '../lib/net/compression.js';
 import { decoders } from './stdlib/encoding-compression.js';
+import { type EnrichmentTables, enrichmentFunctions } from './stdlib/enrichment.js';
 import { SECRET_FUNCTIONS, type Secrets, attachSecrets, secretsOf } from './stdlib/secrets.js';
 import type { Expr } from './ast.js';
 
@@ -21,6 +22,8 @@ import type { Expr } from './ast.js';
 export { CompileError, type Diagnostic, formatDiagnostics } from './diagnostic.js';
 /** Signature of a built-in function (for CompileOptions.functions). */
 export type { FnDef } from './function.js';
+/** Loaded enrichment tables (for CompileOptions.enrichmentTables). */
+export type { EnrichmentTable, EnrichmentTables } from './stdlib/enrichment.js';
 
 /** Options of compile(); all optional. */
 export interface CompileOptions {
@@ -38,6 +41,8 @@ export interface CompileOptions {
   readonly log?: (level: string, message: string) => void;
   /** Most bytes decode_gzip and decode_zlib may produce; default the global `max_decompressed_bytes` default (100 MiB). */
   readonly maxDecompressedBytes?: number;
+  /** Tables the enrichment functions search (the top-level `enrichment_tables`, loaded); default none. */
+  readonly enrichmentTables?: EnrichmentTables;
 }
 
 /**
@@ -102,14 +107,17 @@ export class Program {
   }
 }
 
-/** Whether the program calls one of these functions anywhere (a walk over the syntax tree). */
+/** Whether the program calls one of these functions anywhere (a walk over the syntax tree's plain nodes, each once). */
 function callsAny(exprs: readonly Expr[], names: ReadonlySet<string>): boolean {
   const stack: unknown[] = [...exprs];
+  const seen = new Set<object>();
   while (stack.length > 0) {
     const x = stack.pop();
-    if (x === null || typeof x !== 'object') continue;
+    if (x === null || typeof x !== 'object' || seen.has(x)) continue;
+    seen.add(x);
     if (Array.isArray(x)) stack.push(...(x as unknown[]));
-    else {
+    // literal values (floats, timestamps, regexes) hold no calls
+    else if (Object.getPrototypeOf(x) === Object.prototype) {
       const node = x as { k?: unknown; name?: unknown };
       if (node.k === 'call' && typeof node.name === 'string' && names.has(node.name)) return true;
       stack.push(...Object.values(node));
@@ -132,11 +140,16 @@ export function functionNames(): string[] {
   return [...functionsWith().keys()].sort();
 }
 
-/** The extra functions of a compile, with decoders bound to its decompression cap when it has its own. */
+/**
+ * The extra functions of a compile: decoders bound to its decompression cap when it has its own,
+ * the enrichment functions bound to its tables when it has some.
+ */
 function withDecoders(options: CompileOptions): readonly FnDef[] | undefined {
   const cap = options.maxDecompressedBytes;
-  if (cap === undefined || cap === DEFAULT_MAX_DECOMPRESSED_BYTES) return options.functions;
-  return [...decoders(cap), ...(options.functions ?? [])];
+  const tables = options.enrichmentTables;
+  const ownCap = cap !== undefined && cap !== DEFAULT_MAX_DECOMPRESSED_BYTES;
+  if (!ownCap && (tables === undefined || tables.size === 0)) return options.functions;
+  return [...(ownCap ? decoders(cap) : []), ...(tables && tables.size > 0 ? enrichmentFunctions(tables) : []), ...(options.functions ?? [])];
 }
 
 /** Compiles a program; throws {@link CompileError} (with VRL diagnostics) when it is rejected. */

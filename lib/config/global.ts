@@ -1,6 +1,7 @@
 /** Global options (reference §12.6), the top level of a config beside sources/transforms/sinks. */
 import * as v from 'valibot';
 import { DEFAULT_MAX_DECOMPRESSED_BYTES } from '../net/compression.js';
+import { EnrichmentTablesSchema } from './enrichment-tables.js';
 import { posint, proxySchema } from './shared.js';
 
 /** A Vector switch weir accepts only in its off position (what weir does), naming the table otherwise. */
@@ -47,6 +48,8 @@ export const GlobalOptionsSchema = v.strictObject({
     }),
     {},
   ),
+  /** Vector's `enrichment_tables`: CSV tables for remap's enrichment functions. */
+  enrichment_tables: EnrichmentTablesSchema,
   /** Vector's `telemetry` table: the extra tags on component metrics are not emitted. */
   telemetry: v.optional(
     v.strictObject({

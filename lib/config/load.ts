@@ -155,7 +155,6 @@ export function readConfigFiles(files: readonly (string | ConfigSource)[], env: 
 const SECTIONS = ['sources', 'transforms', 'sinks'] as const;
 /** Vector's top-level tables weir does not implement: each named in its own message. */
 const UNSUPPORTED_TABLES: Readonly<Record<string, string>> = {
-  enrichment_tables: 'enrichment tables are not supported by weir yet',
   secret: 'secret backends (SECRET[backend.key] placeholders) are not supported by weir yet',
 };
 
@@ -209,7 +208,7 @@ export function buildConfig(files: readonly RawConfigFile[], catalog: Catalog): 
         if (key in globalsRaw && JSON.stringify(globalsRaw[key]) !== JSON.stringify(value)) {
           if (key === 'api') {
             globalsRaw[key] = mergeApi(globalsRaw[key], value, file, problems);
-          } else if (key === 'healthchecks' || key === 'log_schema' || key === 'schema' || key === 'telemetry') {
+          } else if (key === 'healthchecks' || key === 'log_schema' || key === 'schema' || key === 'telemetry' || key === 'enrichment_tables') {
             globalsRaw[key] = mergeTables(globalsRaw[key], value, key, file, problems);
           } else {
             problems.push({ code: 'WEIR_ERR_CONFIG_GLOBAL', file, path: key, message: `conflicting values for "${key}" found (also set in ${globalsFrom[key] ?? 'another file'})` });

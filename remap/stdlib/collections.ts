@@ -268,7 +268,8 @@ export const collectionFunctions: readonly FnDef[] = [
     call: ([a, b]) => {
       const arrays = (b === undefined ? a : [a, b]) as Value[];
       for (const x of arrays) if (!Array.isArray(x)) fail(`expected array, got ${K.valueKindName(x)}`);
-      const len = Math.min(...(arrays as Value[][]).map((x) => x.length));
+      // no arrays zip to nothing (Math.min() alone is Infinity)
+      const len = arrays.length === 0 ? 0 : Math.min(...(arrays as Value[][]).map((x) => x.length));
       const out: Value[] = [];
       for (let i = 0; i < len; i++) out.push((arrays as Value[][]).map((x) => x[i]!));
       return out;

@@ -11,6 +11,7 @@ import { mimeFunctions } from './encoding-mime.js';
 import { percentEncodingFunctions } from './encoding-percent.js';
 import { punycodeFunctions } from './encoding-punycode.js';
 import { encryptionFunctions } from './encryption.js';
+import { enrichmentTableFunctions } from './enrichment.js';
 import { filePathFunctions } from './file-paths.js';
 import { geoFunctions } from './geo.js';
 import { hashFunctions } from './hashes.js';
@@ -104,4 +105,5 @@ export const stdlib: readonly FnDef[] = [
   ...datadogQueryFunctions,
   ...secretFunctions,
   ...semanticMeaningFunctions,
+  ...enrichmentTableFunctions,
 ];

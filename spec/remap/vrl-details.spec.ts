@@ -86,6 +86,10 @@ describe('remap: VRL details', () => {
     });
   });
 
+  it('zip of no arrays is an empty array', () => {
+    expect(value('zip!([])')).to.deep.equal([]);
+  });
+
   describe("parse_json errors are serde_json's", () => {
     const cases: [string, string][] = [
       ['malformed', 'expected value at line 1 column 1'],

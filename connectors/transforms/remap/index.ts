@@ -3,7 +3,8 @@ import { readFileSync } from 'node:fs';
 import * as v from 'valibot';
 import { type ComponentContext, defineTransform } from '../../../lib/component.js';
 import { inputsSchema } from '../../../lib/config/shared.js';
-import { CompileError, type Program, compile, formatDiagnostics } from '../../../remap/index.js';
+import { CompileError, type EnrichmentTables, type Program, compile, formatDiagnostics } from '../../../remap/index.js';
+import { loadEnrichmentTables } from '../../../operators/enrichment/file-table.js';
 import { DROPPED_OUTPUT, type RemapEvents, remap } from '../../../operators/transforms/remap/index.js';
 
 /** Options of the remap transform; exactly one of `source`, `file` and `files`. */
@@ -33,12 +34,23 @@ export const RemapConfig = v.pipe(
 export type RemapConfig = v.InferOutput<typeof RemapConfig>;
 
 /** Compiles the configured program; throws with the VRL diagnostics (build-time error). */
-export function compileRemapProgram(config: RemapConfig, globalTimezone?: string, log?: (level: string, message: string) => void, maxDecompressedBytes?: number): Program {
+export function compileRemapProgram(
+  config: RemapConfig,
+  globalTimezone?: string,
+  log?: (level: string, message: string) => void,
+  maxDecompressedBytes?: number,
+  enrichmentTables?: EnrichmentTables,
+): Program {
   // files: each followed by a newline, so a last line without one cannot join the next file's first
   const text = config.source ?? (config.file !== undefined ? readFileSync(config.file, 'utf8') : config.files!.map((f) => readFileSync(f, 'utf8') + '\n').join(''));
   const tz = config.timezone ?? globalTimezone;
   try {
-    return compile(text, { ...(tz !== undefined ? { timezone: tz } : {}), ...(log ? { log } : {}), ...(maxDecompressedBytes !== undefined ? { maxDecompressedBytes } : {}) });
+    return compile(text, {
+      ...(tz !== undefined ? { timezone: tz } : {}),
+      ...(log ? { log } : {}),
+      ...(maxDecompressedBytes !== undefined ? { maxDecompressedBytes } : {}),
+      ...(enrichmentTables ? { enrichmentTables } : {}),
+    });
   } catch (e) {
     if (e instanceof CompileError) throw new Error(`remap program does not compile:\n${e.message}`, { cause: e });
     throw e;
@@ -73,7 +85,10 @@ export const remapTransform = defineTransform({
   input: 'any',
   outputs: (c) => [{ type: 'any' as const }, ...(c.reroute_dropped ? [{ name: DROPPED_OUTPUT, type: 'any' as const }] : [])],
   build: (config, ctx) => {
-    const program = compileRemapProgram(config, ctx.globals.timezone, programLog(ctx), ctx.globals.max_decompressed_bytes);
+    // the top-level enrichment_tables, read once per file version and shared by every remap
+    const tables = ctx.globals.enrichment_tables ?? {};
+    const enrichmentTables = Object.keys(tables).length > 0 ? loadEnrichmentTables(tables, ctx.globals.timezone) : undefined;
+    const program = compileRemapProgram(config, ctx.globals.timezone, programLog(ctx), ctx.globals.max_decompressed_bytes, enrichmentTables);
     if (program.warnings.length > 0) ctx.log.warn(`remap program warnings:\n${formatDiagnostics(program.source, program.warnings)}`);
     return remap({
       program,

@@ -139,10 +139,10 @@ describe('Vector configs run unchanged: options Vector accepts', () => {
     expect(out).to.include('telemetry.tags.emit_source: telemetry.tags.emit_source (the source tag on component metrics) is not supported by weir yet');
   });
 
-  it('enrichment_tables and secret are named as not supported yet, not as unknown options', async () => {
-    const { code, out } = await validate([file('toml', `[enrichment_tables.geo]\ntype = "file"\n[secret.vault]\ntype = "exec"\n` + SRC + SINK)]);
+  it('geoip enrichment tables and secret are named as not supported yet, not as unknown options', async () => {
+    const { code, out } = await validate([file('toml', `[enrichment_tables.geo]\ntype = "geoip"\npath = "/x.mmdb"\n[secret.vault]\ntype = "exec"\n` + SRC + SINK)]);
     expect(code).to.equal(78);
-    expect(out).to.include('enrichment_tables: enrichment tables are not supported by weir yet [WEIR_ERR_CONFIG_UNSUPPORTED]');
+    expect(out).to.include('enrichment_tables.geo: type "geoip" enrichment tables are not supported by weir yet; only "file" is');
     expect(out).to.include('secret: secret backends (SECRET[backend.key] placeholders) are not supported by weir yet');
     expect(out).to.not.include('unknown option');
   });
