@@ -21,6 +21,7 @@ import { Timestamp, type Value } from '../../lib/value.js';
 import { loadEnrichmentTables, parseCsvRecords, readFileTable } from '../../operators/enrichment/file-table.js';
 import { CompileError, type EnrichmentTables, compile } from '../../remap/index.js';
 import { parseConfig } from '../connectors/transforms/context.js';
+import { runWeir } from '../helpers/weir-process.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'weir-enrichment-'));
 let n = 0;
@@ -150,6 +151,28 @@ describe('remap: enrichment tables', () => {
       expect([...problems, ...built.problems].map((p) => p.message)).to.deep.equal([]);
       expect(Object.keys(built.config!.globals.enrichment_tables).sort()).to.deep.equal(['one', 'two']);
     });
+  });
+
+  it('the daemon: stdin → remap with a table → console; secrets pass between two remaps', async function () {
+    this.timeout(60_000);
+    const owners = csv('id,name,team\n1,ana,db\n2,bo,web\n');
+    const config = join(dir, `d${n++}.toml`);
+    writeFileSync(
+      config,
+      [
+        `[enrichment_tables.owners]\ntype = "file"\nfile.path = "${owners}"\nfile.encoding.type = "csv"\nschema.id = "integer"`,
+        `[sources.in]\ntype = "stdin"`,
+        `[transforms.parse]\ntype = "remap"\ninputs = ["in"]\nsource = '. = parse_json!(.message); set_secret("k", "s")'`,
+        `[transforms.enrich]\ntype = "remap"\ninputs = ["parse"]\nsource = '''\nowner, err = get_enrichment_table_record("owners", { "id": .owner_id }, select: ["name"])\nif err == null { .owner = owner }\n.k = get_secret("k")\n'''`,
+        `[sinks.out]\ntype = "console"\ninputs = ["enrich"]\nencoding.codec = "json"`,
+      ].join('\n'),
+    );
+    const { code, stdout, stderr } = await runWeir(['-c', config], { input: '{"owner_id":2}\n{"owner_id":9}\n' });
+    expect(code, stderr).to.equal(0);
+    expect(stdout.trim().split('\n').map((l) => JSON.parse(l) as unknown)).to.deep.equal([
+      { owner_id: 2, owner: { name: 'bo' }, k: 's' },
+      { owner_id: 9, k: 's' },
+    ]);
   });
 
   describe('reading the file', () => {
