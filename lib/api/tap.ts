@@ -259,7 +259,16 @@ export function tap$(topology: ApiTopology, opts: TapOptions): Observable<TapIte
 
     const subs: Subscription[] = [];
     evaluate();
-    subs.push(topology.changes$.subscribe(() => evaluate()));
+    // runs inside the topology's reload: a failure ends this subscription, never the reload
+    subs.push(
+      topology.changes$.subscribe(() => {
+        try {
+          evaluate();
+        } catch (err) {
+          subscriber.error(err);
+        }
+      }),
+    );
     subs.push(
       interval(opts.intervalMs, opts.scheduler).subscribe(() => {
         drain();

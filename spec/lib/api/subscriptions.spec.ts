@@ -119,6 +119,13 @@ describe('management API subscriptions', function () {
         expect(errs!.componentErrorsTotals).to.deep.equal([]);
       });
 
+      it('validates subscription documents as queries are validated', async () => {
+        const s = await open(protocol);
+        s.subscribe('v', 'subscription { heartbeat(interval: 100) { nope } }');
+        const m = await s.waitFor((x) => x.id === 'v' && x.type === 'error');
+        expect(JSON.stringify(m.payload)).to.include('Cannot query field \\"nope\\" on type \\"Heartbeat\\".');
+      });
+
       it('rejects an interval out of 10..60000 with an error message', async () => {
         const s = await open(protocol);
         s.subscribe('8', doc('subscriptions/heartbeat.graphql'), { interval: 5 });
