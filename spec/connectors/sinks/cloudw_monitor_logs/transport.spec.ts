@@ -1,6 +1,9 @@
-/** `cloudw_monitor_logs` transport options: `region` scopes the signature, `proxy` carries the calls, `request.headers` go on PutLogEvents. */
+/** `cloudw_monitor_logs` transport options: `region` scopes the signature, `proxy` carries the calls, `tls` trusts the server, `request.headers` go on PutLogEvents. */
 import { expect } from 'chai';
+import { type AddressInfo, connect } from 'node:net';
+import { createServer as createTlsServer } from 'node:tls';
 import { of } from 'rxjs';
+import { makeTestCerts } from '../../../helpers/certs.js';
 import { startTinyproxy } from '../../../helpers/tinyproxy.js';
 import { type CloudwatchLogsPeer, startCloudwatchLogs } from '../../../peers/cloudwatch-logs.js';
 import { fast, log, logsConfig, runSink } from './harness.js';
@@ -50,6 +53,30 @@ describe('connectors/sinks/cloudw_monitor_logs: region and proxy', function () {
       expect(peer.events('app', 'web').map((e) => e.message)).to.deep.equal(['{"message":"proxied"}']);
     } finally {
       await tiny.stop();
+    }
+  });
+
+  it('tls.ca_file: an https endpoint whose certificate the CA signed is trusted; without it the call fails', async () => {
+    const certs = makeTestCerts();
+    // TLS in front of the plain server: the SDK speaks https to it, the server sees the same request
+    const front = createTlsServer({ key: certs.read(certs.serverKey), cert: certs.read(certs.serverCrt) }, (socket) => {
+      const back = connect(peer.port, '127.0.0.1');
+      socket.pipe(back).pipe(socket);
+      socket.on('error', () => back.destroy());
+      back.on('error', () => socket.destroy());
+    });
+    await new Promise<void>((r) => front.listen(0, '127.0.0.1', r));
+    const endpoint = `https://localhost:${(front.address() as AddressInfo).port}`;
+    try {
+      const ok = await runSink(fast(logsConfig(endpoint, { region: 'eu-central-1', tls: { ca_file: certs.caCrt } })), of([log('over tls', Date.now())]));
+      expect(ok.map((d) => d.status)).to.deep.equal(['delivered']);
+      expect(peer.events('app', 'web').map((e) => e.message)).to.deep.equal(['{"message":"over tls"}']);
+      const untrusted = await runSink(fast(logsConfig(endpoint, { region: 'eu-central-1' }), { retry_attempts: 0 }), of([log('refused', Date.now())]));
+      expect(untrusted.map((d) => d.status)).to.not.deep.equal(['delivered']);
+      expect(peer.events('app', 'web')).to.have.length(1);
+    } finally {
+      front.close();
+      certs.remove();
     }
   });
 });
