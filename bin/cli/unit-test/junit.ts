@@ -14,7 +14,6 @@ const escape = (s: string) =>
     .replace(/>/g, '&gt;')
     .replace(/"/g, '&quot;')
     // characters XML 1.0 cannot hold at all
-    // eslint-disable-next-line no-control-regex
     .replace(/[\u0000-\u0008\u000B\u000C\u000E-\u001F\uFFFE\uFFFF]/g, '');
 
 const secs = (n: number) => n.toFixed(3);
