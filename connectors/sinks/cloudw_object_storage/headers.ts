@@ -1,5 +1,6 @@
 /** The object headers every write carries, from the options (reference sinks §10), fixed at build time. */
 import type { ObjectCannedACL, ServerSideEncryption, StorageClass } from '@aws-sdk/client-s3';
+import { compileTemplate } from '../../../lib/template.js';
 import type { CloudwObjectStorageConfig } from './config.js';
 
 /** Parameters shared by PutObject and CreateMultipartUpload. */
@@ -40,7 +41,11 @@ export function objectHeaders(config: CloudwObjectStorageConfig, compressionEnco
   if (config.grant_read_acp !== undefined) h.GrantReadACP = config.grant_read_acp;
   if (config.grant_write_acp !== undefined) h.GrantWriteACP = config.grant_write_acp;
   if (config.server_side_encryption) h.ServerSideEncryption = config.server_side_encryption as ServerSideEncryption;
-  if (config.ssekms_key_id !== undefined) h.SSEKMSKeyId = config.ssekms_key_id;
+  if (config.ssekms_key_id !== undefined) {
+    const kms = compileTemplate(config.ssekms_key_id);
+    // a templated key id is per object (request.ts); a fixed one is the same for all
+    if (!kms.isDynamic) h.SSEKMSKeyId = kms.text;
+  }
   const tagging = taggingOf(config.tags);
   if (tagging) h.Tagging = tagging;
   return h;

@@ -15,13 +15,23 @@ export interface ObjectRequest extends SinkRequest {
   readonly body: Buffer;
   /** base64 MD5 of `body` (`Content-MD5`). */
   readonly md5: string;
+  /** The rendered `ssekms_key_id` of this object, when it is a template. */
+  readonly kmsKeyId: string | undefined;
 }
 
 /** Base64 MD5 of bytes, as `Content-MD5` carries it. */
 export const md5Base64 = (b: Buffer): string => createHash('md5').update(b).digest('base64');
 
 /** Builds the object of one batch; `nowMs` is the time part of its name. */
-export async function buildObjectRequest(items: readonly EncodedObjectEvent[], prefix: string, nowMs: number, body: ObjectBodyEncoder, namer: ObjectNamer, compressor: Compressor): Promise<ObjectRequest> {
+export async function buildObjectRequest(
+  items: readonly EncodedObjectEvent[],
+  prefix: string,
+  kmsKeyId: string | undefined,
+  nowMs: number,
+  body: ObjectBodyEncoder,
+  namer: ObjectNamer,
+  compressor: Compressor,
+): Promise<ObjectRequest> {
   const texts = new Array<string>(items.length);
   const events = new Array<EncodedObjectEvent['event']>(items.length);
   for (let i = 0; i < items.length; i++) {
@@ -29,5 +39,5 @@ export async function buildObjectRequest(items: readonly EncodedObjectEvent[], p
     events[i] = items[i]!.event;
   }
   const bytes = await compressor.compress(body.join(texts));
-  return { events, bytes: bytes.length, key: namer.keyFor(prefix, nowMs), body: bytes, md5: md5Base64(bytes) };
+  return { events, bytes: bytes.length, key: namer.keyFor(prefix, nowMs), body: bytes, md5: md5Base64(bytes), kmsKeyId };
 }

@@ -30,10 +30,13 @@ export interface ObjectWritten {
   readonly parts: number;
 }
 
+/** The per-object KMS key id of a templated `ssekms_key_id`, else nothing (the fixed one is in the headers). */
+const kms = (req: ObjectRequest): { SSEKMSKeyId?: string } => (req.kmsKeyId === undefined ? {} : { SSEKMSKeyId: req.kmsKeyId });
+
 /** Writes objects with `client`; `headers` are the same for every object. */
 export function createObjectWriter(client: S3Client, headers: ObjectHeaders, opts: ObjectWriterOptions) {
   const put = async (req: ObjectRequest, signal: AbortSignal): Promise<ObjectWritten> => {
-    await client.send(new PutObjectCommand({ ...headers, Key: req.key, Body: req.body, ContentMD5: req.md5, ContentLength: req.body.length }), { abortSignal: signal });
+    await client.send(new PutObjectCommand({ ...headers, ...kms(req), Key: req.key, Body: req.body, ContentMD5: req.md5, ContentLength: req.body.length }), { abortSignal: signal });
     return { multipart: false, parts: 1 };
   };
 
@@ -41,7 +44,7 @@ export function createObjectWriter(client: S3Client, headers: ObjectHeaders, opt
     const body = req.body;
     // a body too large for MAX_PARTS parts of the configured size gets larger parts
     const partSize = Math.max(opts.partSizeBytes, Math.ceil(body.length / MAX_PARTS));
-    const created = await client.send(new CreateMultipartUploadCommand({ ...headers, Key: req.key }), { abortSignal: signal });
+    const created = await client.send(new CreateMultipartUploadCommand({ ...headers, ...kms(req), Key: req.key }), { abortSignal: signal });
     const uploadId = created.UploadId;
     if (!uploadId) throw new Error('CreateMultipartUpload answered without an UploadId');
     try {

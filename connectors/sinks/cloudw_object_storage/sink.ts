@@ -4,6 +4,7 @@ import type { OperatorFunction } from 'rxjs';
 import type { ComponentContext, SinkContext } from '../../../lib/component.js';
 import type { Delivery, EventBatch } from '../../../lib/event.js';
 import { createCompressor } from '../../../lib/net/compression.js';
+import { TemplateError, compileTemplate } from '../../../lib/template.js';
 import { batchLimits } from '../../../operators/batch-by.js';
 import { cloudwHealthcheck } from '../../shared/cloudw/healthcheck.js';
 import { isRetriableCloudwError, statusOfCloudwError } from '../../shared/cloudw/retry.js';
@@ -24,6 +25,8 @@ export function buildCloudwObjectStorageSink(config: CloudwObjectStorageConfig, 
   const compressor = createCompressor(config.compression);
   const namer = createObjectNamer(config, compressor.extension, ctx.globals.timezone);
   const s3 = client ?? createObjectStorageClient(config, ctx).client;
+  const kmsTemplate = config.ssekms_key_id === undefined ? undefined : compileTemplate(config.ssekms_key_id);
+  const kmsOf = kmsTemplate?.isDynamic ? kmsTemplate : undefined;
   const writer = createObjectWriter(s3, objectHeaders(config, compressor.contentEncoding), {
     thresholdBytes: config.multipart.threshold_bytes,
     partSizeBytes: config.multipart.part_size_bytes,
@@ -31,9 +34,19 @@ export function buildCloudwObjectStorageSink(config: CloudwObjectStorageConfig, 
   return requestSink<EncodedObjectEvent, ObjectRequest, ObjectWritten>(
     {
       encode: (e) => encodeEvent(body, e),
-      // reference sinks §0.11: one object per rendered key prefix
-      partition: (item) => namer.prefixOf(item.event),
-      build: (items, prefix) => buildObjectRequest(items, prefix ?? '', ctx.scheduler.now(), body, namer, compressor),
+      // reference sinks §0.11, §10: one object per rendered key prefix (and KMS key, when that is a template)
+      partition: kmsOf
+        ? (item) => {
+            const prefix = namer.prefixOf(item.event);
+            const key = kmsOf.render(item.event);
+            if (key === undefined) throw new TemplateError(kmsOf.text, `missing field(s) ${kmsOf.missingFields(item.event).join(', ')}`);
+            return JSON.stringify([prefix, key]);
+          }
+        : (item) => namer.prefixOf(item.event),
+      build: (items, partition) => {
+        const [prefix, kmsKeyId] = kmsOf ? (JSON.parse(partition!) as [string, string]) : [partition ?? '', undefined];
+        return buildObjectRequest(items, prefix, kmsKeyId, ctx.scheduler.now(), body, namer, compressor);
+      },
       send: (req, signal) => writer.write(req, signal),
       classify: (how, req) => {
         events.written(req.key, req.bytes, how);

@@ -136,6 +136,21 @@ describe('connectors/sinks/cloudw_object_storage: objects in s3rver (spec 01 §2
     expect(h['x-amz-grant-read']).to.equal(undefined);
   });
 
+  it('a templated ssekms_key_id is rendered per event: one object per key, an event without the field rejected', async () => {
+    const ctx = testSinkContext('cloudw_object_storage');
+    const config = fast(s3Config(proxy.url, { key_prefix: 'kms/', server_side_encryption: 'aws:kms', ssekms_key_id: 'alias/{{ tenant }}' }));
+    const ds = await runSink(config, of([log('a', 0, { tenant: 't1' }), log('b', 0, { tenant: 't2' }), log('c', 0, { tenant: 't1' }), log('d')]), ctx);
+    expect(count(ds, 'delivered')).to.equal(3);
+    expect(count(ds, 'rejected')).to.equal(1);
+    expect(ctx.metric('component_errors_total', { error_type: 'template_failed' })).to.equal(1);
+    const byKey = new Map(puts().map((r) => [String(r.headers['x-amz-server-side-encryption-aws-kms-key-id']), decodeURIComponent(r.path)]));
+    expect([...byKey.keys()].sort()).to.deep.equal(['alias/t1', 'alias/t2']);
+    const objects = await readObjects(reader, 'kms/');
+    const bodyAt = (key: string) => JSON.parse(objects.find((o) => `/${BUCKET}/${o.key}` === byKey.get(key))!.body).map((e: { message: string }) => e.message);
+    expect(bodyAt('alias/t1')).to.deep.equal(['a', 'c']);
+    expect(bodyAt('alias/t2')).to.deep.equal(['b']);
+  });
+
   it('grant_full_control, grant_read, grant_read_acp, grant_write_acp and AES256 (recording proxy)', async () => {
     const config = fast(
       s3Config(proxy.url, {
