@@ -99,6 +99,7 @@ async function runBench(): Promise<void> {
   await topo.start(config);
   await listening(port);
 
+  const cpu0 = process.cpuUsage();
   const t0 = performance.now();
   sender.stdin!.write(`go ${port}\n`);
   const sum = (name: string, tags: Record<string, string> = {}) => topo.registry.sum(name, { component_id: 'stream', ...tags });
@@ -113,7 +114,7 @@ async function runBench(): Promise<void> {
   const seconds = (performance.now() - t0) / 1000;
   const rssMiB = Math.round(process.resourceUsage().maxRSS / 1024);
   peer.stdin!.write('count\n');
-  const weirCpu = process.cpuUsage();
+  const weirCpu = process.cpuUsage(cpu0);
   const [stored, peerCpu] = (await firstLine(peer, 'STORED')).split(' ').map(Number) as [number, number];
   console.log(
     JSON.stringify({
@@ -135,6 +136,7 @@ async function runBench(): Promise<void> {
       peak_rss_mib: rssMiB,
       // where the time went: the emulator is a JavaScript store, often the slower side
       weir_cpu_secs: Number(((weirCpu.user + weirCpu.system) / 1e6).toFixed(1)),
+      events_per_weir_cpu_sec: Math.round(lines / ((weirCpu.user + weirCpu.system) / 1e6)),
       emulator_cpu_secs: peerCpu,
       node: process.version,
     }),

@@ -32,7 +32,7 @@ export function cutKey(key: string): string {
 
 /** Random keys drawn from a pooled buffer, so each event costs no system call. */
 function randomKeys(): () => string {
-  const pool = Buffer.alloc(4096);
+  const pool = Buffer.alloc(64 * 1024);
   let at = pool.length;
   return () => {
     if (at + RANDOM_KEY_CHARS > pool.length) {
