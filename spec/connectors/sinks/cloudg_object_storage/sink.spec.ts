@@ -100,6 +100,18 @@ describe('connectors/sinks/cloudg_object_storage: objects over the XML API (stri
     expect(stored()[0]!.name).to.equal(`x/at-${new Date().getUTCFullYear()}.ndjson`);
   });
 
+  it('timezone renders the prefix in that zone; request.headers go on every request', async () => {
+    const late = Timestamp.fromDate(new Date(Date.UTC(2024, 2, 5, 20)));
+    await run(config({ timezone: 'Asia/Tokyo', request: { headers: { 'x-team': 'obs' } } }), [[logEvent({ message: 'a', timestamp: late })]]);
+    expect(stored()[0]!.name).to.match(/^date=2024-03-06\//);
+    expect(puts()[0]!.headers['x-team']).to.equal('obs');
+  });
+
+  it('healthcheck.enabled = false makes no request', async () => {
+    await cloudgObjectStorageHealthcheck(config({ bucket: 'no-bucket', healthcheck: { enabled: false } }), { globals: testSinkContext('x').globals }, {});
+    expect(gcs.http.requests).to.have.length(0);
+  });
+
   it('acl, storage_class and metadata become x-goog-acl, x-goog-storage-class and x-goog-meta-* headers', async () => {
     await run(config({ acl: 'project-private', storage_class: 'COLDLINE', metadata: { team: 'obs', 'X-Goog-Meta-Env': 'prod' } }), [[logEvent({ message: 'a' })]]);
     const [o] = stored();

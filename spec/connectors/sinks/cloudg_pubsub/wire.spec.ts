@@ -102,6 +102,15 @@ describe('connectors/sinks/cloudg_pubsub: the request on the wire, credentials, 
     expect(tokens.check(second!.headers.authorization, SCOPES.pubsub)).to.equal('ok');
   });
 
+  it('request.headers go on every publish; healthcheck.enabled = false makes no request', async () => {
+    const ds = await runSink(fast(pubsubConfig(pubsub.url, 'weir-topic', { api_key: 'AIza-test_key', request: { headers: { 'x-team': 'obs' } } })), from([events(1)]));
+    expect(count(ds, 'delivered')).to.equal(1);
+    expect(publishes()[0]!.headers['x-team']).to.equal('obs');
+    pubsub.requests.length = 0;
+    await cloudgPubsubHealthcheck(pubsubConfig(pubsub.url, 'no-topic', { healthcheck: { enabled: false } }), { globals: testSinkContext('x').globals }, {});
+    expect(pubsub.requests).to.have.length(0);
+  });
+
   it('429 and 503 are retried, 400 and 403 rejected', async () => {
     pubsub.failNext(429);
     pubsub.failNext(503);
