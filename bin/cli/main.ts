@@ -1,4 +1,4 @@
-/** The command line: `weir [run]`, `validate`, `list`, `vrl`, `test`, `graph`, `generate-schema`. Flags and environment variables follow Vector's. */
+/** The command line: `weir [run]`, `validate`, `list`, `vrl`, `test`, `graph`, `generate-schema`, `tap`, `top`. Flags and environment variables follow Vector's. */
 import { existsSync, readFileSync } from 'node:fs';
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { catalog, components } from '../../connectors/index.js';
@@ -228,6 +228,33 @@ export async function main(argv: string[]): Promise<number> {
       );
     });
 
+  configOptions(program.command('test').description("run the configuration's unit tests ([[tests]]) in virtual time; exit 0 when all pass, 78 when not"))
+    .argument('[paths...]', 'config files to test (as with --config)')
+    .addOption(new Option('--junit-report <path>', 'also write the results as JUnit XML; repeat or comma-separate for several files').argParser(collect).default([]))
+    .action(async (paths: string[], flags: ConfigFlags & { junitReport: string[] }) => {
+      const { testCommand } = await import('./test.js');
+      const { files, problems } = locate(locations(withRootFlags(flags, program.opts<ConfigFlags>()), paths));
+      code = testCommand({ files, problems, junitReports: flags.junitReport.flatMap((p) => p.split(',')).filter((p) => p !== '') });
+    });
+
+  configOptions(program.command('graph').description('print the topology as Graphviz DOT (or a Mermaid flowchart)'))
+    .argument('[paths...]', 'config files (as with --config)')
+    .addOption(new Option('--format <format>', 'dot or mermaid').default('dot').argParser(choice(['dot', 'mermaid'])))
+    .action(async (paths: string[], flags: ConfigFlags & { format: 'dot' | 'mermaid' }) => {
+      const { graphCommand } = await import('./graph.js');
+      const { files, problems } = locate(locations(withRootFlags(flags, program.opts<ConfigFlags>()), paths));
+      code = graphCommand({ files, problems, format: flags.format });
+    });
+
+  program
+    .command('generate-schema')
+    .description('print a JSON Schema of the whole configuration, generated from the component schemas')
+    .option('-o, --output-path <path>', 'write the schema to this file instead of standard output')
+    .action(async (flags: { outputPath?: string }) => {
+      const { generateSchemaCommand } = await import('./generate-schema.js');
+      code = generateSchemaCommand({ outputPath: flags.outputPath });
+    });
+
   const positive = (name: string, min: number, max: number) => (v: string) => {
     const n = Number(v);
     if (!Number.isInteger(n) || n < min || n > max) throw new InvalidArgumentError(`${name} must be a whole number from ${min} to ${max}; got "${v}"`);
@@ -278,33 +305,6 @@ export async function main(argv: string[]): Promise<number> {
       const { topCommand } = await import('./top/command.js');
       const globs = flags.components.flatMap((x) => x.split(',')).filter((x) => x !== '');
       code = await topCommand({ url: flags.url, interval: flags.interval, components: globs.length ? globs : ['*'], humanMetrics: flags.humanMetrics === true, reconnect: flags.reconnect }, pkg.version);
-    });
-
-  configOptions(program.command('test').description("run the configuration's unit tests ([[tests]]) in virtual time; exit 0 when all pass, 78 when not"))
-    .argument('[paths...]', 'config files to test (as with --config)')
-    .addOption(new Option('--junit-report <path>', 'also write the results as JUnit XML; repeat or comma-separate for several files').argParser(collect).default([]))
-    .action(async (paths: string[], flags: ConfigFlags & { junitReport: string[] }) => {
-      const { testCommand } = await import('./test.js');
-      const { files, problems } = locate(locations(withRootFlags(flags, program.opts<ConfigFlags>()), paths));
-      code = testCommand({ files, problems, junitReports: flags.junitReport.flatMap((p) => p.split(',')).filter((p) => p !== '') });
-    });
-
-  configOptions(program.command('graph').description('print the topology as Graphviz DOT (or a Mermaid flowchart)'))
-    .argument('[paths...]', 'config files (as with --config)')
-    .addOption(new Option('--format <format>', 'dot or mermaid').default('dot').argParser(choice(['dot', 'mermaid'])))
-    .action(async (paths: string[], flags: ConfigFlags & { format: 'dot' | 'mermaid' }) => {
-      const { graphCommand } = await import('./graph.js');
-      const { files, problems } = locate(locations(withRootFlags(flags, program.opts<ConfigFlags>()), paths));
-      code = graphCommand({ files, problems, format: flags.format });
-    });
-
-  program
-    .command('generate-schema')
-    .description('print a JSON Schema of the whole configuration, generated from the component schemas')
-    .option('-o, --output-path <path>', 'write the schema to this file instead of standard output')
-    .action(async (flags: { outputPath?: string }) => {
-      const { generateSchemaCommand } = await import('./generate-schema.js');
-      code = generateSchemaCommand({ outputPath: flags.outputPath });
     });
 
   await program.parseAsync(argv);
