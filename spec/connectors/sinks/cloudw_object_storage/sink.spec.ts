@@ -114,6 +114,15 @@ describe('connectors/sinks/cloudw_object_storage: objects in s3rver (spec 01 §2
     expect(JSON.parse(o!.body)[0]).to.deep.include({ name: 'requests', kind: 'incremental', counter: { value: 3 } });
   });
 
+  it('an event the codec cannot encode (gelf without host) is rejected and counted; the rest are written', async () => {
+    const ctx = testSinkContext('cloudw_object_storage');
+    const ds = await runSink(fast(s3Config(proxy.url, { key_prefix: 'gelf/', compression: 'none', encoding: { codec: 'gelf' } })), of([log('a', 0, { host: 'h' }), log('no host'), log('b', 0, { host: 'h' })]), ctx);
+    expect([count(ds, 'delivered'), count(ds, 'rejected')]).to.deep.equal([2, 1]);
+    expect(ctx.metric('component_errors_total', { error_type: 'encoder_failed' })).to.equal(1);
+    const [o] = await readObjects(reader, 'gelf/');
+    expect(o!.body.split('\0').map((g) => JSON.parse(g).short_message)).to.deep.equal(['a', 'b']);
+  });
+
   it('framing: character_delimited and length_delimited bodies', async () => {
     await runSink(fast(s3Config(proxy.url, { key_prefix: 'c/', compression: 'none', encoding: { codec: 'text' }, framing: { method: 'character_delimited', character_delimited: { delimiter: '|' } } })), of([log('a'), log('b')]));
     await runSink(fast(s3Config(proxy.url, { key_prefix: 'l/', compression: 'none', encoding: { codec: 'text' }, framing: { method: 'length_delimited' } })), of([log('a'), log('bc')]));
