@@ -5,7 +5,8 @@
 import type { Expr } from './ast.js';
 import { Diagnostic, type Span, primary } from './diagnostic.js';
 
-const SIDE_EFFECT_FUNCTIONS = new Set(['del', 'log', 'assert', 'assert_eq', 'set_semantic_meaning']);
+// VRL's list, plus the secret writers, whose effect is on the event metadata (VRL warns on them)
+const SIDE_EFFECT_FUNCTIONS = new Set(['del', 'log', 'assert', 'assert_eq', 'set_semantic_meaning', 'set_secret', 'remove_secret']);
 
 interface IdentState {
   span: Span;

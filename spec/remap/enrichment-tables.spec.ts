@@ -97,6 +97,56 @@ describe('remap: enrichment tables', () => {
     });
   });
 
+  it("Vector's four behavior tests of these functions, as written there, pass under weir test", async function () {
+    this.timeout(60_000);
+    const q = (src: string) => JSON.stringify(src);
+    const transforms = {
+      remap_function_get_enrichment_table_row: '    . = get_enrichment_table_record!("test", { "id": .id })\n  ',
+      remap_function_find_enrichment_table_rows: '    .trees = find_enrichment_table_records!("test", { "tree": .tree })\n  ',
+      remap_metadata:
+        '      set_secret("datadog_api_key", "iamanapikey")\n      .key = get_secret("datadog_api_key")\n      remove_secret("datadog_api_key")\n      .empty_key = get_secret("datadog_api_key")\n\n      set_secret("splunk_hec_token", "iamasplunkhectoken")\n      .splunk_hec_token = get_secret("splunk_hec_token")\n      remove_secret("splunk_hec_token")\n      .empty_splunk_hec_token = get_secret("splunk_hec_token")\n  ',
+      remap_function_reverse_dns: '    .host = reverse_dns!(.ip)\n  ',
+    };
+    const tests: [string, string, string][] = [
+      ['remap_function_reverse_dns', 'ip: 127.0.0.1', '.host == "localhost"'],
+      ['remap_function_get_enrichment_table_row', 'id: 3', '.tree == "yew"'],
+      ['remap_function_find_enrichment_table_rows', 'tree: yew', '.trees == [{"id": 3, "tree": "yew"}, {"id": 5, "tree": "yew"}, {"id": 7, "tree": "yew"}]'],
+      ['remap_metadata', '{}', '.key == "iamanapikey" && .empty_key == null && .splunk_hec_token == "iamasplunkhectoken" && .empty_splunk_hec_token == null'],
+    ];
+    const yaml = [
+      'transforms:',
+      ...Object.entries(transforms).flatMap(([id, src]) => [`  ${id}:`, '    inputs: []', '    type: remap', `    source: ${q(src)}`]),
+      'tests:',
+      ...tests.flatMap(([id, fields, cond]) => [
+        `  - name: ${id}`,
+        '    input:',
+        `      insert_at: ${id}`,
+        '      type: log',
+        fields === '{}' ? '      log_fields: {}' : `      log_fields:\n        ${fields}`,
+        '    outputs:',
+        `      - extract_from: ${id}`,
+        '        conditions:',
+        '          - type: vrl',
+        `            source: ${q(cond)}`,
+      ]),
+      'enrichment_tables:',
+      '  test:',
+      '    type: file',
+      '    file:',
+      `      path: ${TREES}`,
+      '      encoding:',
+      '        type: csv',
+      '    schema:',
+      '      id: integer',
+    ].join('\n');
+    const path = join(dir, `vt${n++}.yaml`);
+    writeFileSync(path, yaml);
+    const { code, stdout, stderr } = await runWeir(['test', path]);
+    expect(code, stdout + stderr).to.equal(0);
+    for (const [id] of tests) expect(stdout + stderr).to.include(`test ${id} ... passed`);
+    expect(stderr).to.not.include('E900');
+  });
+
   describe('the config', () => {
     const validateText = async (text: string) => {
       let out = '';

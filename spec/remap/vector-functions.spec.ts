@@ -60,6 +60,10 @@ describe('remap: Vector functions', function () {
       expect(split.map((x) => x.meta.secrets?.get('k'))).to.deep.equal(['v3', 'v3']);
     });
 
+    it('set_secret and remove_secret as statements draw no unused-expression warning', () => {
+      expect(compile('set_secret("a", "b")\nremove_secret("a")\n.x = 1').warnings).to.deep.equal([]);
+    });
+
     it('names are plain keys; get_secret is infallible and typed string or null', () => {
       const r = compile('set_secret("__proto__", "p"); [get_secret("__proto__"), get_secret("toString"), type_def(get_secret("x"))]').run({});
       expect(r.ok && r.value).to.deep.equal(['p', null, { bytes: true, null: true }]);
