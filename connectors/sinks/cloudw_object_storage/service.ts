@@ -17,6 +17,8 @@ import { type ObjectRequest, md5Base64 } from './request.js';
 
 /** The service's largest part count. */
 const MAX_PARTS = 10_000;
+/** Parts of one upload sent at once: enough to fill a link, few enough to bound the sockets per upload. */
+const PARTS_IN_FLIGHT = 4;
 
 /** How objects are written. */
 export interface ObjectWriterOptions {
@@ -48,15 +50,29 @@ export function createObjectWriter(client: S3Client, headers: ObjectHeaders, opt
     const uploadId = created.UploadId;
     if (!uploadId) throw new Error('CreateMultipartUpload answered without an UploadId');
     try {
-      const parts: CompletedPart[] = [];
-      for (let offset = 0, n = 1; offset < body.length; offset += partSize, n++) {
-        const chunk = body.subarray(offset, Math.min(offset + partSize, body.length));
-        const out = await client.send(
-          new UploadPartCommand({ Bucket: headers.Bucket, Key: req.key, UploadId: uploadId, PartNumber: n, Body: chunk, ContentMD5: md5Base64(chunk), ContentLength: chunk.length }),
-          { abortSignal: signal },
-        );
-        parts.push({ PartNumber: n, ETag: out.ETag });
-      }
+      const count = Math.ceil(body.length / partSize);
+      const parts = new Array<CompletedPart>(count);
+      let next = 0;
+      let failed: { err: unknown } | undefined;
+      // each worker takes the next part; a failure stops new parts, and the upload is aborted only
+      // once the parts in flight have settled, so none lands after the abort
+      const worker = async (): Promise<void> => {
+        while (failed === undefined && next < count) {
+          const n = ++next;
+          const chunk = body.subarray((n - 1) * partSize, Math.min(n * partSize, body.length));
+          try {
+            const out = await client.send(
+              new UploadPartCommand({ Bucket: headers.Bucket, Key: req.key, UploadId: uploadId, PartNumber: n, Body: chunk, ContentMD5: md5Base64(chunk), ContentLength: chunk.length }),
+              { abortSignal: signal },
+            );
+            parts[n - 1] = { PartNumber: n, ETag: out.ETag };
+          } catch (err) {
+            failed ??= { err };
+          }
+        }
+      };
+      await Promise.all(Array.from({ length: Math.min(PARTS_IN_FLIGHT, count) }, worker));
+      if (failed) throw failed.err;
       await client.send(new CompleteMultipartUploadCommand({ Bucket: headers.Bucket, Key: req.key, UploadId: uploadId, MultipartUpload: { Parts: parts } }), { abortSignal: signal });
       return { multipart: true, parts: parts.length };
     } catch (err) {
