@@ -4,7 +4,7 @@
  */
 import type { Value } from '../lib/value.js';
 import { Compiler, type ReadOnlyPath } from './compiler.js';
-import { CompileError, type Diagnostic } from './diagnostic.js';
+import { CompileError, Diagnostic, primary, secondary } from './diagnostic.js';
 import type { FnDef } from './function.js';
 import type { Kind } from './kind.js';
 import { ParseFail, parseProgram } from './parser.js';
@@ -107,6 +107,50 @@ export class Program {
   }
 }
 
+/** Calls of a function anywhere in the program, in source order (a walk over the syntax tree's plain nodes). */
+function callsOf(exprs: readonly Expr[], name: string): (Expr & { k: 'call' })[] {
+  const out: (Expr & { k: 'call' })[] = [];
+  const stack: unknown[] = [...exprs].reverse();
+  const seen = new Set<object>();
+  while (stack.length > 0) {
+    const x = stack.pop();
+    if (x === null || typeof x !== 'object' || seen.has(x)) continue;
+    seen.add(x);
+    if (Array.isArray(x)) stack.push(...(x as unknown[]).slice().reverse());
+    else if (Object.getPrototypeOf(x) === Object.prototype) {
+      const node = x as Expr;
+      if (node.k === 'call' && node.name === name) out.push(node);
+      stack.push(...Object.values(node).reverse());
+    }
+  }
+  return out;
+}
+
+const pathText = (q: Expr & { k: 'query' }): string =>
+  (q.target.kind === 'meta' ? '%' : '.') +
+  q.path.map((s, i) => ('index' in s ? `[${s.index}]` : `${i === 0 ? '' : '.'}${'field' in s ? s.field : `(${s.coalesce.join(' | ')})`}`)).join('');
+
+/** VRL: one program may not give the same semantic meaning to two different fields. */
+function semanticMeaningClash(exprs: readonly Expr[]): Diagnostic | undefined {
+  const fields = new Map<string, string>();
+  for (const call of callsOf(exprs, 'set_semantic_meaning')) {
+    const arg = (name: string, at: number) => call.args.find((a) => a.name === name)?.expr ?? call.args.filter((a) => a.name === undefined)[at]?.expr;
+    const target = arg('target', 0);
+    const meaning = arg('meaning', 1);
+    if (target?.k !== 'query' || meaning?.k !== 'lit' || typeof meaning.value !== 'string') continue;
+    const path = pathText(target);
+    const before = fields.get(meaning.value);
+    if (before !== undefined && before !== path) {
+      return new Diagnostic('error', 610, 'semantic meaning referencing two different fields', [
+        primary(`semantic meaning "${meaning.value}" must reference a single field`, call.span),
+        secondary(`already referencing field "${before}"`, call.span),
+      ]);
+    }
+    fields.set(meaning.value, path);
+  }
+  return undefined;
+}
+
 /** Whether the program calls one of these functions anywhere (a walk over the syntax tree's plain nodes, each once). */
 function callsAny(exprs: readonly Expr[], names: ReadonlySet<string>): boolean {
   const stack: unknown[] = [...exprs];
@@ -170,6 +214,8 @@ export function compile(source: string, options: CompileOptions = {}): Program {
   });
   const prog = c.program(exprs);
   if (c.diags.length > 0) throw new CompileError(c.diags, source);
+  const meaningClash = semanticMeaningClash(exprs);
+  if (meaningClash) throw new CompileError([meaningClash], source);
   const warnings = options.unusedCheck === false ? prog.warnings : [...prog.warnings, ...unusedWarnings(source, exprs)];
   return new Program(prog.run, prog.slots, warnings, options.timezone, source, prog.kind, prog.mutatesExternal, prog.abortable, options.log, callsAny(exprs, SECRET_FUNCTIONS));
 }

@@ -2,6 +2,7 @@
 import type { Value } from '../../lib/value.js';
 import { type FnDef, defineFunction } from '../function.js';
 import * as K from '../kind.js';
+import { VrlError } from '../runtime.js';
 import { fail } from './errors.js';
 import { encodeJson, parseJsonText } from './json-codec.js';
 
@@ -30,7 +31,13 @@ export const jsonFunctions: readonly FnDef[] = [
       // without max_depth, nesting past serde_json's recursion limit is an error (as in VRL)
       if (typeof d !== 'number') return parseJsonText(v as string);
       if (d < 1 || d > 128) return fail('max_depth value should be greater than 0 and less than 128, got ' + d);
-      return parseJsonText(v as string, d);
+      try {
+        return parseJsonText(v as string, d);
+      } catch (e) {
+        // VRL reads the text whole before the depth-limited parse, and words its errors so
+        if (e instanceof VrlError) throw new VrlError(e.message.replace(/^unable to parse json: /, 'unable to read json: '));
+        throw e;
+      }
     },
   }),
   defineFunction({

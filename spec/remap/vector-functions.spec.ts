@@ -93,6 +93,13 @@ describe('remap: Vector functions', function () {
     });
   });
 
+  it('set_semantic_meaning: one meaning may not name two different fields in one program', () => {
+    const text = compileError('.a = 1\n.b = 2\nset_semantic_meaning(.a, "host")\nset_semantic_meaning(meaning: "host", target: .b)');
+    expect(text).to.include('semantic meaning referencing two different fields');
+    expect(text).to.include('semantic meaning "host" must reference a single field').and.include('already referencing field ".a"');
+    expect(compile('.a = 1\nset_semantic_meaning(.a, "host")\nset_semantic_meaning(.a, "host")\nset_semantic_meaning(.a, "other")').warnings).to.deep.equal([]);
+  });
+
   describe('reverse_dns', () => {
     it("Vector's remap_function_reverse_dns behavior test: 127.0.0.1 is localhost (hosts file)", async () => {
       const [e] = await runTransform('.host = reverse_dns!(.ip)', [logEvent({ ip: '127.0.0.1' })]);

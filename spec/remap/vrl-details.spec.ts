@@ -122,6 +122,9 @@ describe('remap: VRL details', () => {
       it(`${JSON.stringify(text)} → ${want}`, () => {
         expect(runError(`parse_json!(${JSON.stringify(text)})`)).to.include(`unable to parse json: ${want}`);
       });
+    it('with max_depth the text is read first: "unable to read json"', () => {
+      expect(runError('parse_json!("{\\"a\\": x}", max_depth: 1)')).to.include('unable to read json: expected value at line 1 column 7');
+    });
     it('a byte order mark is skipped', () => {
       expect(value('parse_json!(.m)', { m: '\ufeff{"a":1}' })).to.deep.equal({ a: 1 });
     });
