@@ -27,6 +27,7 @@ interface Group {
   readonly streams: Map<string, Stream>;
 }
 
+/** How the server is set up. */
 export interface CloudwatchLogsOptions {
   /** Region the signature's scope must name; default `us-east-1`. */
   region?: string;
@@ -37,6 +38,7 @@ export interface CloudwatchLogsOptions {
   now?: () => number;
 }
 
+/** The running server and what it stored. */
 export interface CloudwatchLogsPeer extends HttpPeer {
   readonly groups: Map<string, Group>;
   /** Every PutLogEvents call accepted, in order, with the events it carried. */
@@ -51,6 +53,7 @@ export interface CloudwatchLogsPeer extends HttpPeer {
   events(group: string, stream: string): StoredLogEvent[];
 }
 
+/** The `X-Amz-Target` prefix of every operation. */
 export const LOGS_TARGET_PREFIX = 'Logs_20140328.';
 const DAY_MS = 86_400_000;
 const MAX_EVENTS = 10_000;

@@ -27,6 +27,7 @@ export interface StoredDatum {
   readonly counts: number[] | undefined;
 }
 
+/** How the server is set up. */
 export interface CloudwatchMetricsOptions {
   region?: string;
   accessKeyId?: string;
@@ -35,12 +36,14 @@ export interface CloudwatchMetricsOptions {
   now?: () => number;
 }
 
+/** The running server and what it stored. */
 export interface CloudwatchMetricsPeer extends HttpPeer {
   readonly datums: StoredDatum[];
   /** Every accepted PutMetricData call: its namespace, datum count and whether it came gzipped. */
   readonly calls: { namespace: string; datums: number; gzip: boolean }[];
 }
 
+/** The `X-Amz-Target` of PutMetricData in JSON 1.0. */
 export const METRICS_TARGET = 'GraniteServiceVersion20100801.PutMetricData';
 const MAX_DATUMS = 1000;
 const MAX_DIMENSIONS = 30;

@@ -5,9 +5,11 @@ import { batchSchema, compressionSchema, pathItem, requestSchema, sinkObject } f
 import { TemplateError, compileTemplate } from '../../../lib/template.js';
 import { cloudwConnectionEntries, requireRegionOrEndpoint } from '../../shared/cloudw/options.js';
 
-/** PutLogEvents limits of the service (reference sinks §8 P): events per call, bytes per call counting 26 per event. */
+/** Events per PutLogEvents call the service takes (reference sinks §8 P). */
 export const MAX_EVENTS_PER_CALL = 10_000;
+/** Bytes per call the service takes, each event counted as its message bytes + {@link EVENT_OVERHEAD_BYTES}. */
 export const MAX_BYTES_PER_CALL = 1_048_576;
+/** What the service adds to each event's message bytes when it measures a call. */
 export const EVENT_OVERHEAD_BYTES = 26;
 
 /** A template option: compiled at load so a malformed one is reported at its path. */
@@ -56,4 +58,5 @@ export const CloudwMonitorLogsConfig = v.pipe(
       addIssue({ message: `must be at most ${MAX_BYTES_PER_CALL} (the service's limit of bytes per PutLogEvents call)`, path: at('max_bytes') });
   }),
 );
+/** Validated options of the sink. */
 export type CloudwMonitorLogsConfig = v.InferOutput<typeof CloudwMonitorLogsConfig>;

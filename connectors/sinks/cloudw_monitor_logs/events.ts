@@ -3,6 +3,7 @@ import type { ComponentContext } from '../../../lib/component.js';
 import { type Event, settleAll } from '../../../lib/event.js';
 import type { Counter } from '../../../lib/telemetry/registry.js';
 
+/** The sink's own counters and log lines, bound once when it is built. */
 export class LogsSinkEvents {
   private readonly discarded: Counter;
   private readonly refusedByService: Counter;

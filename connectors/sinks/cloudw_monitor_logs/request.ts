@@ -11,8 +11,9 @@ import { type LogEntry, splitTarget } from './encoder.js';
 
 const HOUR_MS = 3_600_000;
 const DAY_MS = 24 * HOUR_MS;
-/** reference sinks §8 step 5: the accepted window, with Vector's 5 minutes of margin at the old end. */
+/** reference sinks §8 step 5: the oldest event sent, with Vector's 5 minutes of margin before the service's 14 days. */
 export const MAX_AGE_MS = 14 * DAY_MS - 5 * 60_000;
+/** How far ahead an event may be; one this far ahead or more is not sent. */
 export const MAX_AHEAD_MS = 2 * HOUR_MS;
 
 /** The events of one PutLogEvents call, in chronological order. */

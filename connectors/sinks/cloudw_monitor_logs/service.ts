@@ -31,6 +31,7 @@ export interface PutOutcome {
   readonly error?: unknown;
 }
 
+/** The calls the sink makes, on one client. */
 export interface LogsService {
   /** Sends the calls of a request in order; stops at the first failure and says how far it got. */
   send(req: LogsRequest, signal: AbortSignal): Promise<PutOutcome>;

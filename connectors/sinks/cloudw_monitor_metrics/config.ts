@@ -39,4 +39,5 @@ export const CloudwMonitorMetricsConfig = v.pipe(
       addIssue({ message: `must be at most ${MAX_DATUMS_PER_CALL} (the service's limit of metrics per PutMetricData call)`, path: at('max_events') });
   }),
 );
+/** Validated options of the sink. */
 export type CloudwMonitorMetricsConfig = v.InferOutput<typeof CloudwMonitorMetricsConfig>;

@@ -12,8 +12,9 @@ import { MAX_DATUMS_PER_CALL } from './config.js';
 import type { Dimension, MetricItem } from './encoder.js';
 
 const HOUR_MS = 3_600_000;
-/** reference sinks §11 P: timestamps up to two weeks back (with 5 minutes of margin) and two hours ahead. */
+/** reference sinks §11 P: the oldest timestamp sent, two weeks less 5 minutes of margin. */
 export const MAX_AGE_MS = 14 * 24 * HOUR_MS - 5 * 60_000;
+/** How far ahead a timestamp may be; one this far ahead or more is not sent. */
 export const MAX_AHEAD_MS = 2 * HOUR_MS;
 /** Values (and counts) per datum. */
 export const MAX_VALUES_PER_DATUM = 150;
@@ -36,6 +37,7 @@ export interface MetricCall {
   readonly datums: readonly Datum[];
 }
 
+/** The calls of one batch; a retry resends only the calls not yet accepted. */
 export interface MetricsRequest extends SinkRequest {
   readonly namespace: string;
   readonly calls: readonly MetricCall[];
