@@ -172,7 +172,8 @@ export class Topology {
   /** Ids new in `graph`, changed in it (options, kind, or any global option), and gone from it. */
   private diff(config: Config, graph: Graph): Changes {
     const changes: Changes = { added: [], changed: [], removed: [] };
-    const globalsChanged = this.config !== undefined && !sameJSON(this.config.globals, config.globals);
+    // the api table concerns the management API only: changing it rebuilds no component
+    const globalsChanged = this.config !== undefined && !sameJSON({ ...this.config.globals, api: undefined }, { ...config.globals, api: undefined });
     for (const id of this.nodes.keys()) if (!graph.nodes.has(id)) changes.removed.push(id);
     for (const [id, n] of graph.nodes) {
       const prev = this.nodes.get(id);

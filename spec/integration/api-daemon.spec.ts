@@ -59,6 +59,17 @@ describe('management API in the daemon', function () {
       const [added] = await ws.waitForData('1', () => true);
       expect(added).to.deep.equal({ componentAdded: { __typename: 'Sink', componentId: 'more' } });
       ws.ws.terminate();
+      // a reload that changes the api table restarts the server with the new options
+      expect((await fetch(`${url}/playground`)).status).to.equal(200);
+      writeFileSync(cfg, base.replace('enabled = true\n', 'enabled = true\nplayground = false\n'));
+      p.child.kill('SIGHUP');
+      let status = 200;
+      for (let i = 0; i < 400 && status !== 404; i++) {
+        await new Promise((r) => setTimeout(r, 50));
+        status = await fetch(`${url}/playground`).then((r) => r.status, () => 0);
+      }
+      expect(status, p.stderr()).to.equal(404);
+      expect((await fetch(`${url}/health`)).status).to.equal(200);
     } finally {
       p.child.kill('SIGTERM');
     }
