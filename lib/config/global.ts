@@ -15,7 +15,7 @@ export const GlobalOptionsSchema = v.strictObject({
   api: v.optional(
     v.strictObject({
       enabled: v.optional(v.boolean(), false),
-      address: v.optional(v.string(), '127.0.0.1:8686'),
+      address: v.optional(v.pipe(v.string(), v.regex(/^(\[[^\]]+\]|[^:\s[\]]+):\d{1,5}$/, 'expected host:port, like 127.0.0.1:8686')), '127.0.0.1:8686'),
       playground: v.optional(v.boolean(), true),
       graphql: v.optional(v.boolean(), true),
     }),

@@ -111,5 +111,15 @@ describe('management API in the daemon', function () {
     }
     expect(err).to.be.instanceOf(ConfigError);
     expect((err as ConfigError).problems.map((p) => p.path)).to.include('api.address');
+    const bad = join(tmp, 'bad.toml');
+    writeFileSync(bad, `api.address = "8686"\n[sources.gen]\ntype = "demo_logs"\nformat = "shuffle"\nlines = ["a"]\n[sinks.hole]\ntype = "blackhole"\ninputs = ["gen"]\n`);
+    err = undefined;
+    try {
+      loadConfig([bad], catalog);
+    } catch (e) {
+      err = e;
+    }
+    expect((err as ConfigError).problems.map((p) => [p.path, p.message])).to.deep.equal([['api.address', 'expected host:port, like 127.0.0.1:8686']]);
+    expect(loadConfig([join(tmp, 'a.toml'), join(tmp, 'b.toml')], catalog).globals.api.address).to.equal('127.0.0.1:9999');
   });
 });
