@@ -1,9 +1,9 @@
 /**
  * The metric subscriptions (reference §11.3) as Observables on a scheduler, so their tick
  * semantics run in virtual time: every tick samples all metrics, the first one immediately.
- * Totals report a component when its sum grew past the last value reported (0 before the first);
- * throughputs report every component's growth since the previous tick (per interval, not per
- * second) and skip the first tick, which only takes the baseline.
+ * Totals report a component the first time it is seen and then whenever its sum grew past the
+ * last value reported; throughputs report every component's growth since the previous tick (per
+ * interval, not per second) and skip the first tick, which only takes the baseline.
  */
 import { type Observable, type SchedulerLike, map, mergeMap, skip, timer, from } from 'rxjs';
 import type { MetricsRegistry } from '../telemetry/registry.js';
@@ -22,7 +22,7 @@ export function samples$(registry: MetricsRegistry, intervalMs: number, schedule
 
 type Pick = (c: ComponentSums) => number | undefined;
 
-/** Per tick: `[{ componentId, value, at }]` for the components whose picked sum grew. */
+/** Per tick: `[{ componentId, value, at }]` for the components seen for the first time or whose picked sum grew. */
 export function componentTotals$(sample$: Observable<MetricsSample>, pick: Pick): Observable<{ componentId: string; value: number; at: Date }[]> {
   const last = new Map<string, number>();
   return sample$.pipe(
@@ -31,9 +31,9 @@ export function componentTotals$(sample$: Observable<MetricsSample>, pick: Pick)
       for (const [id, c] of s.components) {
         const v = pick(c);
         if (v === undefined) continue;
-        const prev = last.get(id) ?? 0;
+        const prev = last.get(id);
         last.set(id, v);
-        if (v > prev) out.push({ componentId: id, value: v, at: s.at });
+        if (prev === undefined || v > prev) out.push({ componentId: id, value: v, at: s.at });
       }
       return out;
     }),
@@ -65,13 +65,13 @@ export interface SentTotal {
   outputs: { outputId: string; value: number }[];
 }
 
-/** componentSentEventsTotals: like totals, plus the per-output totals that grew. */
+/** componentSentEventsTotals: like totals, plus the per-output totals that are new or grew. */
 export function sentTotalsWithOutputs$(sample$: Observable<MetricsSample>): Observable<SentTotal[]> {
   const last = new Map<string, number>();
   const grew = (key: string, v: number) => {
-    const prev = last.get(key) ?? 0;
+    const prev = last.get(key);
     last.set(key, v);
-    return v > prev;
+    return prev === undefined || v > prev;
   };
   return sample$.pipe(
     map((s) => {

@@ -17,7 +17,7 @@ describe('management API ticks', () => {
     reg = new MetricsRegistry({});
   });
 
-  it('totals: first tick at once, then a component only when its sum grew', () =>
+  it('totals: first tick at once with every component, then a component only when its sum grew', () =>
     rx.run(({ expectObservable }) => {
       const a = reg.counter('component_received_events_total', tags('a'));
       const a2 = reg.counter('component_received_events_total', tags('a', { extra: 'x' }));
@@ -29,8 +29,8 @@ describe('management API ticks', () => {
       rx.schedule(() => a.add(4), 15); // between ticks 10 and 20
       const out$ = componentTotals$(samples$(reg, 10, rx), (c) => c.values.get('component_received_events_total'));
       const view = (l: { componentId: string; value: number }[]) => l.map((x) => `${x.componentId}=${x.value}`).join(',');
-      const values = { x: 'a=3,b=1', y: '', z: 'a=7' };
-      // `zero` is never reported: 0 does not exceed the 0 before it
+      const values = { x: 'a=3,b=1,zero=0', y: '', z: 'a=7' };
+      // `zero` is reported once, on its first tick (reference §11.3: first report always)
       expectObservable(out$.pipe(map(view)), '^ 35ms !').toBe('x 9ms y 9ms z 9ms y', values);
     }));
 
@@ -63,7 +63,7 @@ describe('management API ticks', () => {
       rx.schedule(() => e.add(2), 5);
       const at = (ms: number) => new Date(ms);
       expectObservable(sentTotalsWithOutputs$(samples$(reg, 10, rx)), '^ 15ms !').toBe('a 9ms b', {
-        a: [{ componentId: 'r', value: 5, at: at(0), outputs: [{ outputId: '_default', value: 5 }] }],
+        a: [{ componentId: 'r', value: 5, at: at(0), outputs: [{ outputId: '_default', value: 5 }, { outputId: 'errors', value: 0 }] }],
         b: [{ componentId: 'r', value: 7, at: at(10), outputs: [{ outputId: 'errors', value: 2 }] }],
       });
       expectObservable(sentThroughputsWithOutputs$(samples$(reg, 10, rx)), '^ 15ms !').toBe('10ms b', {
