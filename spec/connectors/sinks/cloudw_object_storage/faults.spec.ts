@@ -103,9 +103,11 @@ describe('connectors/sinks/cloudw_object_storage: retries and faults (reference 
     let k = 0;
     proxy.fault = () => (k++ === 0 ? 'stall' : undefined);
     const ctx = testSinkContext('cloudw_object_storage');
-    const ds = await runSink(config({}, { timeout_secs: 0.2 }), of(events(2)), ctx);
+    const ds = await runSink(config({}, { timeout_secs: 0.5 }), of(events(2)), ctx);
     expect(ds.map((d) => d.status)).to.deep.equal(['delivered']);
-    expect(proxy.requests).to.have.length(2);
+    // a loaded machine may time out a healthy attempt too: at least the stalled one was retried
+    expect(proxy.requests.length).to.be.at.least(2);
+    expect(ctx.metric('component_errors_total', { error_type: 'request_failed' })).to.equal(proxy.requests.length - 1);
     expect(await stored()).to.deep.equal(['m0', 'm1']);
   });
 
@@ -118,12 +120,13 @@ describe('connectors/sinks/cloudw_object_storage: retries and faults (reference 
     };
     const ctx = testSinkContext('cloudw_object_storage');
     const input = of(...Array.from({ length: 20 }, (_, b) => events(10, b * 10)));
-    const ds = await runSink(config({ batch: { max_events: 10 } }, { timeout_secs: 0.2 }), input, ctx);
+    const ds = await runSink(config({ batch: { max_events: 10 } }, { timeout_secs: 0.5 }), input, ctx);
     expect(count(ds, 'delivered')).to.equal(200);
     expect(ds.every((d) => d.status === 'delivered')).to.equal(true);
     const lines = await stored();
     expect(lines).to.have.length(200); // every retry rewrote the same object name: nothing twice
     expect(new Set(lines).size).to.equal(200); // zero lost
-    expect(ctx.metric('component_errors_total', { error_type: 'request_failed' })).to.equal(24);
+    // 24 injected failures; a loaded machine may time out a healthy attempt as well
+    expect(ctx.metric('component_errors_total', { error_type: 'request_failed' })).to.be.at.least(24);
   });
 });
