@@ -7,7 +7,7 @@
  * named by a literal of a loaded table, and the exact-match fields must be its columns, both checked
  * when the program compiles.
  */
-import { type ObjectValue, type Value, Timestamp, isObject, valueEquals } from '../../lib/value.js';
+import { Float, type ObjectValue, type Value, Timestamp, isObject, valueEquals } from '../../lib/value.js';
 import { type ArgInfo, type FnDef, FunctionCompileError, defineFunction } from '../function.js';
 import * as K from '../kind.js';
 import { fail } from './errors.js';
@@ -102,10 +102,67 @@ function rowMatches(row: readonly Value[], conditions: readonly Condition[], cas
   return true;
 }
 
-/** Whether every exact-match field of the row holds `value` (or, without one, the condition's own value). */
-function exactFieldsHold(row: readonly Value[], conditions: readonly Condition[], caseSensitive: boolean, value?: Value): boolean {
-  for (const c of conditions) if (c.kind === 'equals' && (c.column < 0 || !same(row[c.column]!, value === undefined ? c.value : value, caseSensitive))) return false;
-  return true;
+/** Text of a scalar that equals another's exactly when the values are equal (lower-cased strings when not case-sensitive). */
+function keyPart(v: Value, caseSensitive: boolean): string | undefined {
+  if (typeof v === 'string') return 's' + (caseSensitive ? v : v.toLowerCase());
+  if (typeof v === 'number') return 'i' + v;
+  if (typeof v === 'boolean') return v ? 'T' : 'F';
+  if (v === null) return 'n';
+  if (v instanceof Float) return 'f' + v.value;
+  if (v instanceof Timestamp) return `t${v.ms}.${v.ns}`;
+  return undefined;
+}
+
+/** Row numbers by the key of some columns; a row with an unkeyable cell is in no entry. */
+type Index = Map<string, number[]>;
+const indexes = new WeakMap<EnrichmentTable, Map<string, Index>>();
+
+/** The index of these columns (ascending) in this case mode, built on first use: Vector's add_index. */
+function indexOf(table: EnrichmentTable, columns: readonly number[], caseSensitive: boolean): Index {
+  let byColumns = indexes.get(table);
+  if (!byColumns) indexes.set(table, (byColumns = new Map()));
+  const name = `${caseSensitive ? 'S' : 'I'}${columns.join(',')}`;
+  let index = byColumns.get(name);
+  if (index) return index;
+  index = new Map();
+  table.rows.forEach((row, r) => {
+    const key = keyOf(columns.map((c) => row[c]!), caseSensitive);
+    if (key === undefined) return;
+    const rows = index!.get(key);
+    if (rows) rows.push(r);
+    else index!.set(key, [r]);
+  });
+  byColumns.set(name, index);
+  return index;
+}
+
+function keyOf(values: readonly Value[], caseSensitive: boolean): string | undefined {
+  let key = '';
+  for (const v of values) {
+    const part = keyPart(v, caseSensitive);
+    if (part === undefined) return undefined;
+    key += part + '\u0000';
+  }
+  return key;
+}
+
+/**
+ * Rows whose exact-match fields hold the condition's values, or, when there are none and a
+ * wildcard is given, the wildcard in every such field (Vector's indexed lookup).
+ */
+function candidateRows(table: EnrichmentTable, conditions: readonly Condition[], caseSensitive: boolean, wildcard: Value | undefined): readonly (readonly Value[])[] {
+  const exact = conditions.filter((c): c is Condition & { kind: 'equals' } => c.kind === 'equals').sort((a, b) => a.column - b.column);
+  if (exact.length === 0) return table.rows;
+  const index = indexOf(table, exact.map((c) => c.column), caseSensitive);
+  const lookup = (values: readonly Value[]) => {
+    const key = keyOf(values, caseSensitive);
+    // a container value: no index entry can equal it, so scan
+    if (key === undefined) return table.rows.filter((row) => exact.every((c, i) => same(row[c.column]!, values[i]!, caseSensitive)));
+    return (index.get(key) ?? []).map((r) => table.rows[r]!);
+  };
+  const rows = lookup(exact.map((c) => c.value));
+  if (rows.length > 0 || wildcard === undefined) return rows;
+  return lookup(exact.map(() => wildcard));
 }
 
 function selectedColumns(table: EnrichmentTable, select: Value | undefined): boolean[] {
@@ -118,10 +175,9 @@ function selectedColumns(table: EnrichmentTable, select: Value | undefined): boo
 function findRows(p: Prepared, condition: ObjectValue, select: Value | undefined, wildcard: Value | undefined): ObjectValue[] {
   const { table, caseSensitive } = p;
   const conditions = conditionsOf(table, condition);
-  // Vector looks the exact-match fields up in an index: the rows holding the values, or, when there
-  // are none and a wildcard is given, the rows holding the wildcard in every such field
-  let candidates = table.rows.filter((r) => exactFieldsHold(r, conditions, caseSensitive));
-  if (candidates.length === 0 && wildcard !== undefined) candidates = table.rows.filter((r) => exactFieldsHold(r, conditions, caseSensitive, wildcard));
+  // a field the table lacks matches no row
+  if (conditions.some((c) => c.column < 0)) return [];
+  const candidates = candidateRows(table, conditions, caseSensitive, wildcard);
   const keep = selectedColumns(table, select);
   const out: ObjectValue[] = [];
   for (const row of candidates) {

@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { lastValueFrom, of, toArray } from 'rxjs';
+import fc from 'fast-check';
 import * as v from 'valibot';
 import { validateCommand } from '../../bin/cli/validate.js';
 import { catalog } from '../../connectors/index.js';
@@ -308,6 +309,36 @@ describe('remap: enrichment tables', () => {
       expect(run('find_enrichment_table_records!("people", {"id": "1"})')).to.deep.equal([]);
       expect(ids(run('find_enrichment_table_records!("trees", {"id": "1"})'))).to.deep.equal(['1']);
       expect((run('get_enrichment_table_record!("people", {"id": 1})') as { birth: Value }).birth).to.be.instanceOf(Timestamp);
+    });
+
+    it('the indexed lookup finds what a scan of every row by the same rules finds', () => {
+      const cell = fc.oneof(fc.constantFrom('a', 'A', 'b', 'B', '*', ''), fc.integer({ min: 0, max: 2 }), fc.constant(null));
+      const cols = ['c0', 'c1', 'c2'];
+      const same = (a: Value, b: Value, cs: boolean) => (!cs && typeof a === 'string' && typeof b === 'string' ? a.toLowerCase() === b.toLowerCase() : a === b);
+      fc.assert(
+        fc.property(
+          fc.array(fc.tuple(cell, cell, cell), { maxLength: 12 }),
+          fc.dictionary(fc.constantFrom(...cols), cell, { maxKeys: 3 }),
+          fc.boolean(),
+          fc.option(fc.constantFrom('*', 'a', 'B'), { nil: undefined }),
+          (rows, condition, cs, wildcard) => {
+            const table = new Map([['t', { headers: cols, rows: rows.map((r) => [...r] as Value[]) }]]);
+            const fields = Object.keys(condition).map((k) => cols.indexOf(k));
+            const holds = (row: Value[], pick: (f: number) => Value) => fields.every((f, i) => same(row[f]!, pick(i), cs));
+            const values = Object.values(condition);
+            const exact = table.get('t')!.rows.filter((row) => holds(row, (i) => values[i]!));
+            const candidates = exact.length > 0 || wildcard === undefined ? exact : table.get('t')!.rows.filter((row) => holds(row, () => wildcard));
+            const want = candidates
+              .filter((row) => fields.every((f, i) => same(row[f]!, values[i]!, cs) || (wildcard !== undefined && same(row[f]!, wildcard, cs))))
+              .map((row) => Object.fromEntries(cols.map((c, i) => [c, row[i]!])));
+            const literal = `{${Object.entries(condition).map(([k, v]) => `${JSON.stringify(k)}: ${JSON.stringify(v)}`).join(', ')}}`;
+            const src = `find_enrichment_table_records!("t", ${literal}, case_sensitive: ${cs}${wildcard === undefined ? '' : `, wildcard: ${JSON.stringify(wildcard)}`})`;
+            const r = compile(src, { enrichmentTables: table }).run({});
+            expect(r.ok && r.value, src).to.deep.equal(want);
+          },
+        ),
+        { numRuns: 500, seed: 15 },
+      );
     });
 
     it('compile time: the table must be a loaded one, named by a literal; exact-match fields must be columns; both are fallible', () => {
