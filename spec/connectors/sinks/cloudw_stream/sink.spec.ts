@@ -163,6 +163,23 @@ describe('connectors/sinks/cloudw_stream: putting records on the stream emulator
     expect(front.requests).to.have.length(1);
   });
 
+  it('proxy.http: the calls go through the proxy (a CONNECT tunnel), and no_proxy bypasses it', async () => {
+    const { startTinyproxy } = await import('../../../helpers/tinyproxy.js');
+    const proxy = await startTinyproxy();
+    try {
+      const name = await stream();
+      const ds = await runSink(fast(streamConfig(front.url, name, { proxy: { http: proxy.url } })), of([log('via proxy')]));
+      expect(count(ds, 'delivered')).to.equal(1);
+      expect(proxy.connections().some((l) => l.includes(new URL(front.url).host))).to.equal(true, proxy.connections().join('\n'));
+      const before = proxy.connections().length;
+      await runSink(fast(streamConfig(front.url, name, { proxy: { http: proxy.url, no_proxy: ['127.0.0.1'] } })), of([log('direct')]));
+      expect(proxy.connections().length).to.equal(before);
+      expect((await stored(name)).map((r) => r.message).sort()).to.deep.equal(['direct', 'via proxy']);
+    } finally {
+      await proxy.stop();
+    }
+  });
+
   describe('health check', () => {
     const ctx = { globals: { proxy: {} } } as never;
     it('is healthy when DescribeStream describes stream_name', async () => {
