@@ -3,7 +3,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
-import { from, lastValueFrom, toArray } from 'rxjs';
+import { Subject, VirtualAction, VirtualTimeScheduler, from, lastValueFrom, toArray } from 'rxjs';
 import * as v from 'valibot';
 import { CloudgObjectStorageConfig } from '../../../../connectors/sinks/cloudg_object_storage/config.js';
 import { buildCloudgObjectStorageSink, cloudgObjectStorageHealthcheck } from '../../../../connectors/sinks/cloudg_object_storage/sink.js';
@@ -105,6 +105,23 @@ describe('connectors/sinks/cloudg_object_storage: objects over the XML API (stri
     await run(config({ timezone: 'Asia/Tokyo', request: { headers: { 'x-team': 'obs' } } }), [[logEvent({ message: 'a', timestamp: late })]]);
     expect(stored()[0]!.name).to.match(/^date=2024-03-06\//);
     expect(puts()[0]!.headers['x-team']).to.equal('obs');
+  });
+
+  it('a batch waits for batch.timeout_secs (default 300 s) before it is written', async () => {
+    const clock = new VirtualTimeScheduler(VirtualAction, 299_999);
+    const input = new Subject<EventBatch>();
+    const done = lastValueFrom(input.pipe(buildCloudgObjectStorageSink(config(), testSinkContext('cloudg_object_storage', { scheduler: clock }), {}), toArray()));
+    input.next([logEvent({ message: 'a' })]);
+    clock.flush();
+    // nothing ran before 299.999 s; the batch's flush is the one action left, at 300 s
+    expect(clock.actions.map((a) => a.delay)).to.deep.equal([300_000]);
+    expect(puts()).to.have.length(0);
+    clock.maxFrames = 300_000;
+    clock.flush();
+    input.complete();
+    const ds = await done;
+    expect(count(ds, 'delivered')).to.equal(1);
+    expect(puts()).to.have.length(1);
   });
 
   it('healthcheck.enabled = false makes no request', async () => {

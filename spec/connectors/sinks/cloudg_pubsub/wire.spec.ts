@@ -2,10 +2,10 @@ import { expect } from 'chai';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { from } from 'rxjs';
-import { cloudgPubsubHealthcheck } from '../../../../connectors/sinks/cloudg_pubsub/sink.js';
+import { Subject, VirtualAction, VirtualTimeScheduler, from, lastValueFrom, toArray } from 'rxjs';
+import { buildCloudgPubsubSink, cloudgPubsubHealthcheck } from '../../../../connectors/sinks/cloudg_pubsub/sink.js';
 import { SCOPES } from '../../../../connectors/shared/cloudg/auth.js';
-import { logEvent } from '../../../../lib/event.js';
+import { type EventBatch, logEvent } from '../../../../lib/event.js';
 import { testSinkContext } from '../../../helpers/sink-context.js';
 import { type GoogleTokenPeer, type TestServiceAccount, generateServiceAccount, startGoogleTokenPeer } from '../../../peers/google-token.js';
 import { type HttpPeer, json, startHttpPeer } from '../../../peers/http-peer.js';
@@ -109,6 +109,22 @@ describe('connectors/sinks/cloudg_pubsub: the request on the wire, credentials, 
     pubsub.requests.length = 0;
     await cloudgPubsubHealthcheck(pubsubConfig(pubsub.url, 'no-topic', { healthcheck: { enabled: false } }), { globals: testSinkContext('x').globals }, {});
     expect(pubsub.requests).to.have.length(0);
+  });
+
+  it('a batch waits for batch.timeout_secs (default 1 s) before it is published', async () => {
+    const clock = new VirtualTimeScheduler(VirtualAction, 999);
+    const input = new Subject<EventBatch>();
+    const cfg = fast(pubsubConfig(pubsub.url, 'weir-topic', { api_key: 'AIza-test_key' }));
+    const done = lastValueFrom(input.pipe(buildCloudgPubsubSink(cfg, testSinkContext('cloudg_pubsub', { scheduler: clock }), {}), toArray()));
+    input.next(events(3));
+    clock.flush();
+    // nothing ran before 999 ms; the batch's flush is the one action left, at 1 s
+    expect(clock.actions.map((a) => a.delay)).to.deep.equal([1000]);
+    clock.maxFrames = 1000;
+    clock.flush();
+    input.complete();
+    expect(count(await done, 'delivered')).to.equal(3);
+    expect(publishes()).to.have.length(1);
   });
 
   it('429 and 503 are retried, 400 and 403 rejected', async () => {
