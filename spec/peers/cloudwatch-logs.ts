@@ -25,7 +25,13 @@ interface Stream {
 interface Group {
   readonly creationTime: number;
   readonly streams: Map<string, Stream>;
+  readonly kmsKeyId?: string;
+  readonly tags?: Record<string, string>;
+  retentionInDays?: number;
 }
+
+/** Retention periods the service takes (days). */
+const RETENTION_DAYS = [1, 3, 5, 7, 14, 30, 60, 90, 120, 150, 180, 365, 400, 545, 731, 1096, 1827, 2192, 2557, 2922, 3288, 3653];
 
 /** How the server is set up. */
 export interface CloudwatchLogsOptions {
@@ -166,8 +172,26 @@ export async function startCloudwatchLogs(options: CloudwatchLogsOptions = {}): 
 
   const createLogGroup = (body: Record<string, unknown>) => {
     const name = str(body, 'logGroupName', GROUP_NAME)!;
+    const kmsKeyId = str(body, 'kmsKeyId', /^.{1,256}$/s, false);
+    let tags: Record<string, string> | undefined;
+    if (body.tags !== undefined) {
+      const t = body.tags as Record<string, unknown>;
+      const entries = typeof t === 'object' && t !== null ? Object.entries(t) : [];
+      if (entries.length < 1 || entries.length > 50) throw invalid("Value at 'tags' failed to satisfy constraint: Member must have between 1 and 50 entries");
+      for (const [k, v] of entries)
+        if (k.length < 1 || k.length > 128 || k.startsWith('aws:') || typeof v !== 'string' || v.length > 256) throw invalid(`Value at 'tags' failed to satisfy constraint: invalid tag ${JSON.stringify(k)}`);
+      tags = Object.fromEntries(entries) as Record<string, string>;
+    }
     if (groups.has(name)) throw new Refusal('ResourceAlreadyExistsException', 'The specified log group already exists');
-    groups.set(name, { creationTime: now(), streams: new Map() });
+    groups.set(name, { creationTime: now(), streams: new Map(), ...(kmsKeyId !== undefined ? { kmsKeyId } : {}), ...(tags ? { tags } : {}) });
+    return {};
+  };
+
+  const putRetentionPolicy = (body: Record<string, unknown>) => {
+    const g = group(str(body, 'logGroupName', GROUP_NAME)!);
+    const days = body.retentionInDays;
+    if (typeof days !== 'number' || !RETENTION_DAYS.includes(days)) throw invalid(`1 validation error detected: Value '${String(days)}' at 'retentionInDays' failed to satisfy constraint: Member must satisfy enum value set: [${RETENTION_DAYS.join(', ')}]`);
+    g.retentionInDays = days;
     return {};
   };
 
@@ -206,6 +230,7 @@ export async function startCloudwatchLogs(options: CloudwatchLogsOptions = {}): 
     CreateLogStream: createLogStream,
     DescribeLogStreams: describeLogStreams,
     DescribeLogGroups: describeLogGroups,
+    PutRetentionPolicy: putRetentionPolicy,
   };
 
   const handle = (req: PeerRequest): PeerResponse => {

@@ -3,7 +3,8 @@
  * PutLogEvents per call of a request; on ResourceNotFoundException the group and stream are looked
  * up (DescribeLogStreams), created as `create_missing_group` / `create_missing_stream` allow
  * (ResourceAlreadyExistsException counts as created: another writer won the race), and the call is
- * sent again. Sequence tokens are not sent: the service ignores them.
+ * sent again. A created group gets `kms_key`, `tags` and, with `retention.enabled`, its retention
+ * policy (Vector's options). Sequence tokens are not sent: the service ignores them.
  */
 import { gzipSync } from 'node:zlib';
 import {
@@ -13,6 +14,7 @@ import {
   DescribeLogGroupsCommand,
   DescribeLogStreamsCommand,
   PutLogEventsCommand,
+  PutRetentionPolicyCommand,
   type RejectedLogEventsInfo,
 } from '@aws-sdk/client-cloudwatch-logs';
 import type { ComponentContext } from '../../../lib/component.js';
@@ -100,7 +102,8 @@ export function createLogsService(
       if (codeOf(err) !== 'ResourceNotFoundException') throw err;
       if (!config.create_missing_group) throw new MissingDestinationError(`log group ${JSON.stringify(group)} does not exist and create_missing_group is false`);
       ctx.log.info('Creating log group.', { group });
-      await client.send(new CreateLogGroupCommand({ logGroupName: group }), { abortSignal }).then(undefined, ignoreExisting);
+      await client.send(new CreateLogGroupCommand({ logGroupName: group, kmsKeyId: config.kms_key, tags: config.tags }), { abortSignal }).then(undefined, ignoreExisting);
+      if (config.retention.enabled) await client.send(new PutRetentionPolicyCommand({ logGroupName: group, retentionInDays: config.retention.days! }), { abortSignal });
       // spec 01 §3: a new group gets its first stream whatever create_missing_stream says
       ctx.log.info('Creating log stream.', { group, stream });
       await createStream();

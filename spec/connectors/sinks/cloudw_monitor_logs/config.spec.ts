@@ -32,6 +32,8 @@ describe('connectors/sinks/cloudw_monitor_logs: config', () => {
   it('has the spec defaults (spec 01 §2.1 request table, §2.3; reference sinks §8 batch) and takes logs only', () => {
     const c = v.parse(CloudwMonitorLogsConfig, base);
     expect(c).to.include({ create_missing_group: true, create_missing_stream: true, compression: 'none' });
+    expect([c.kms_key, c.tags]).to.deep.equal([undefined, undefined]);
+    expect(c.retention).to.deep.equal({ enabled: false });
     expect(c.encoding).to.include({ codec: 'json', timestamp_format: 'rfc3339' });
     expect(c.batch).to.deep.equal({ max_events: 10_000, max_bytes: 1_048_576, timeout_secs: 1 });
     expect(c.request).to.include({ rate_limit_num: 9.223372036854776e18, retry_attempts: 1.8446744073709552e19, retry_max_duration_secs: 3600, timeout_secs: 60, retry_initial_backoff_secs: 1 });
@@ -49,6 +51,9 @@ describe('connectors/sinks/cloudw_monitor_logs: config', () => {
       endpoint: 'http://127.0.0.1:4566',
       create_missing_group: false,
       create_missing_stream: false,
+      retention: { enabled: true, days: 14 },
+      kms_key: 'arn:aws:kms:eu-west-1:123456789012:key/k',
+      tags: { team: 'obs' },
       encoding: { codec: 'text', except_fields: ['x'] },
       compression: 'gzip',
       auth: { access_key_id: 'a', secret_access_key: 'b', assume_role: 'arn:aws:iam::123456789012:role/r', load_timeout_secs: 2, imds: { max_attempts: 2 }, region: 'us-east-1' },
@@ -71,6 +76,8 @@ describe('connectors/sinks/cloudw_monitor_logs: config', () => {
     ['a codec the sink does not have', 'region = "eu-west-1"\ngroup_name = "g"\nstream_name = "s"\nencoding.codec = "logfmt"', ['sinks.out.encoding.codec']],
     ['compression zstd', 'region = "eu-west-1"\ngroup_name = "g"\nstream_name = "s"\ncompression = "zstd"', ['sinks.out.compression']],
     ['disk_v1 buffers (only the stream, object-storage and metrics sinks)', 'region = "eu-west-1"\ngroup_name = "g"\nstream_name = "s"\nbuffer.type = "disk_v1"\nbuffer.max_size = 268435488', ['sinks.out.buffer.type']],
+    ['retention.days not a period the service takes', 'region = "eu-west-1"\ngroup_name = "g"\nstream_name = "s"\nretention.enabled = true\nretention.days = 10', ['sinks.out.retention.days: must be one of 1, 3, 5']],
+    ['retention.enabled without days', 'region = "eu-west-1"\ngroup_name = "g"\nstream_name = "s"\nretention.enabled = true', ['sinks.out.retention.days: missing required option: retention.enabled needs days']],
     ['a half key pair', 'region = "eu-west-1"\ngroup_name = "g"\nstream_name = "s"\nauth.access_key_id = "a"', ['sinks.out.auth.access_key_id: access_key_id requires secret_access_key']],
   ];
   for (const [kind, text, expected] of cases) {

@@ -83,6 +83,18 @@ describe('connectors/sinks/cloudw_monitor_logs: the sink against a strict CloudW
     expect(peer.events('app', 'web')).to.have.length(1);
   });
 
+  it('a created group gets kms_key, tags and, with retention.enabled, its retention policy; without them none', async () => {
+    const ds = await runSink(config({ kms_key: 'arn:aws:kms:us-east-1:000000000000:key/k', tags: { team: 'obs' }, retention: { enabled: true, days: 30 } }), of([log('a', now)]));
+    expect(ds.map((d) => d.status)).to.deep.equal(['delivered']);
+    // operations the server accepted (the first PutLogEvents and DescribeLogStreams found nothing)
+    expect(peer.operations).to.deep.equal(['CreateLogGroup', 'PutRetentionPolicy', 'CreateLogStream', 'PutLogEvents']);
+    const g = peer.groups.get('app')!;
+    expect([g.kmsKeyId, g.tags, g.retentionInDays]).to.deep.equal(['arn:aws:kms:us-east-1:000000000000:key/k', { team: 'obs' }, 30]);
+    await runSink(config({ group_name: 'plain', retention: { enabled: false, days: 30 } }), of([log('b', now)]));
+    const plain = peer.groups.get('plain')!;
+    expect([plain.kmsKeyId, plain.tags, plain.retentionInDays]).to.deep.equal([undefined, undefined, undefined]);
+  });
+
   it('create_missing_group = false: a missing group rejects the batch at once, nothing is created', async () => {
     const ctx = testSinkContext('cloudw_monitor_logs');
     const ds = await runSink(config({ create_missing_group: false }), of([log('a', now), log('b', now)]), ctx);
