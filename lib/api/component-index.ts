@@ -16,6 +16,7 @@ export interface ApiTopology {
   tapOutput(outputId: string, observer: TapObserver): (() => void) | undefined;
 }
 
+/** The schema's `SourceOutputType` values. */
 export type SourceOutputType = 'LOG' | 'METRIC' | 'TRACE';
 
 /** One component as the schema's `Source`, `Transform` or `Sink` objects see it. */

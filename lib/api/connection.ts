@@ -4,6 +4,7 @@
  * is given. Cursors are `Cursor:<index>` in base64url without padding.
  */
 
+/** The pagination arguments every connection field takes. */
 export interface PageArgs {
   readonly after?: string | null;
   readonly before?: string | null;
@@ -11,6 +12,7 @@ export interface PageArgs {
   readonly last?: number | null;
 }
 
+/** A `*Connection` object of the schema. */
 export interface Connection<T> {
   readonly pageInfo: { hasPreviousPage: boolean; hasNextPage: boolean; startCursor: string | null; endCursor: string | null };
   readonly edges: { cursor: string; node: T }[];
@@ -20,6 +22,7 @@ export interface Connection<T> {
 
 const DEFAULT_PAGE = 10;
 
+/** `Cursor:<index>` as base64url without padding. */
 export const encodeCursor = (index: number): string => Buffer.from(`Cursor:${index}`).toString('base64url');
 
 /** The index a cursor names; an error for anything else. */
@@ -53,6 +56,7 @@ export function connection<T>(items: readonly T[], args: PageArgs): Connection<T
   };
 }
 
+/** The schema's `StringFilter` input. */
 export interface StringFilter {
   equals?: string | null;
   notEquals?: string | null;
@@ -92,6 +96,7 @@ export function filterMatches<F extends { or?: F[] | null }, T>(filter: F | null
   return (filter.or ?? []).some((f) => filterMatches(f, item, own));
 }
 
+/** Sort direction of a `*SortField`. */
 export type Direction = 'ASC' | 'DESC';
 
 /** Sorts by each field in turn until one differs. */

@@ -10,6 +10,7 @@ import { valueToJSONText } from '../codecs/json.js';
 import { type ObjectValue, Timestamp, type Value, cloneValue, fromJSON, toJSON, valueToString } from '../value.js';
 import { getPath, parsePath } from '../path.js';
 
+/** The schema's `EventEncodingType` values. */
 export type EventEncoding = 'JSON' | 'YAML' | 'LOGFMT';
 
 /** A copy for the tap: fields and tags copied, no acknowledgement claims (a tap never holds delivery back). */

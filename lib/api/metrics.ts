@@ -4,6 +4,7 @@
  */
 import type { MetricsRegistry } from '../telemetry/registry.js';
 
+/** Metric names the API sums per component (reference §11.2). */
 export const RECEIVED_EVENTS = 'component_received_events_total';
 export const SENT_EVENTS = 'component_sent_events_total';
 export const RECEIVED_BYTES = 'component_received_bytes_total';

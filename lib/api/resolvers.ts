@@ -98,6 +98,7 @@ export class ComponentChanges {
 
 const dateText = (d: Date) => d.toISOString();
 
+/** The resolver map mercurius takes; `changes` feeds componentAdded/componentRemoved. */
 export function buildResolvers(deps: ApiDeps, changes: ComponentChanges) {
   const index = new ComponentIndex(deps.topology);
   const capacity = deps.queueCapacity ?? 10;

@@ -23,6 +23,7 @@ export interface ApiOptions {
 /** Running → 200 `{"ok":true}`; starting or shutting down → 503 `{"ok":false}`. */
 export type ApiState = 'starting' | 'running' | 'stopping';
 
+/** What the plugin needs: the options, the resolvers' inputs and the state /health reports. */
 export interface ApiPluginOptions {
   readonly api: ApiOptions;
   readonly deps: ApiDeps;

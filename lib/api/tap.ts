@@ -15,6 +15,7 @@ import { tapCopy } from './event-view.js';
 /** Events an output may hold between drains; the newest beyond are dropped. */
 export const TAP_BUFFER_EVENTS = 100;
 
+/** A sampled event with the component whose output it left. */
 export interface TappedEvent {
   readonly kind: 'event';
   readonly componentId: string;
@@ -23,19 +24,23 @@ export interface TappedEvent {
   readonly event: Event;
 }
 
+/** The `Notification` union members. */
 export type TapNotification =
   | { readonly type: 'Matched'; readonly pattern: string }
   | { readonly type: 'NotMatched'; readonly pattern: string }
   | { readonly type: 'InvalidMatch'; readonly pattern: string; readonly invalidMatches: string[] };
 
+/** An `EventNotification`: what happened and its message text. */
 export interface TapNotice {
   readonly kind: 'notification';
   readonly notification: TapNotification;
   readonly message: string;
 }
 
+/** What the tap stream carries. */
 export type TapItem = TappedEvent | TapNotice;
 
+/** The subscription's arguments plus the clock, coin and drain hook tests replace. */
 export interface TapOptions {
   readonly outputsPatterns: readonly string[];
   readonly inputsPatterns: readonly string[];
@@ -59,6 +64,7 @@ export function checkTapArgs(limit: number, intervalMs: number): void {
 /** Rust's debug form of a string list, as the warning texts show it: `["a", "b"]`. */
 const listText = (ids: readonly string[]) => `[${ids.map((i) => JSON.stringify(i)).join(', ')}]`;
 
+/** Vector's notification texts (reference §11.3). */
 export const notices = {
   matched: (pattern: string): TapNotice => ({ kind: 'notification', notification: { type: 'Matched', pattern }, message: `[tap] Pattern '${pattern}' successfully matched.` }),
   notMatched: (pattern: string): TapNotice => ({ kind: 'notification', notification: { type: 'NotMatched', pattern }, message: `[tap] Pattern '${pattern}' failed to match: will retry on configuration reload.` }),

@@ -58,6 +58,7 @@ export function componentThroughputs$(sample$: Observable<MetricsSample>, pick: 
   );
 }
 
+/** One row of componentSentEventsTotals before it becomes the schema's objects. */
 export interface SentTotal {
   componentId: string;
   value: number;
@@ -88,6 +89,7 @@ export function sentTotalsWithOutputs$(sample$: Observable<MetricsSample>): Obse
   );
 }
 
+/** One row of componentSentEventsThroughputs. */
 export interface SentThroughput {
   componentId: string;
   throughput: number;
