@@ -97,6 +97,8 @@ function fromEnvironment(env: Env): Found {
 export function parseIni(text: string): Map<string, Map<string, string>> {
   const sections = new Map<string, Map<string, string>>();
   let current: Map<string, string> | undefined;
+  // a key with no value opens sub-properties (`s3 =` then indented lines), which are not credentials
+  let nested = false;
   for (const raw of text.split(/\r?\n/)) {
     const line = raw.trim();
     if (line === '' || line.startsWith('#') || line.startsWith(';')) continue;
@@ -105,11 +107,15 @@ export function parseIni(text: string): Map<string, Map<string, string>> {
       const name = header[1] ?? '';
       current = sections.get(name) ?? new Map<string, string>();
       sections.set(name, current);
+      nested = false;
       continue;
     }
     const eq = line.indexOf('=');
-    if (eq < 0 || !current || /^\s/.test(raw)) continue; // nested sub-properties are not credentials
-    current.set(line.slice(0, eq).trim().toLowerCase(), line.slice(eq + 1).trim());
+    if (eq < 0 || !current) continue;
+    if (nested && /^\s/.test(raw)) continue;
+    const value = line.slice(eq + 1).trim();
+    nested = value === '';
+    current.set(line.slice(0, eq).trim().toLowerCase(), value);
   }
   return sections;
 }

@@ -66,6 +66,12 @@ describe('cloudw credentials', () => {
       expect(await cloudwCredentials(auth(), { ...bare, HOME: home })()).to.include({ accessKeyId: 'AKHOME' });
     });
 
+    it('reads indented keys, skips sub-properties and comments', async () => {
+      const file = join(dir, 'creds-indented');
+      writeFileSync(file, '# keys\n[default]\n  aws_access_key_id = AKIND\ns3 =\n  aws_secret_access_key = not-this\n; more\naws_secret_access_key = ind\n');
+      expect(await cloudwCredentials(auth(), { ...bare, CLOUDW_SHARED_CREDENTIALS_FILE: file })()).to.include({ accessKeyId: 'AKIND', secretAccessKey: 'ind' });
+    });
+
     it('refuses credential_process with an error naming the profile and the file', async () => {
       const file = join(dir, 'creds-process');
       writeFileSync(file, '[default]\ncredential_process = /usr/bin/get-keys\n');
