@@ -12,22 +12,26 @@ import type { Value } from '../../lib/value.js';
 import type { EnrichmentTable } from '../../remap/index.js';
 import { compileConversion } from '../transforms/tokenizer/convert.js';
 
-/** Records of CSV text: `""` in quotes is one quote, quoted fields may hold delimiters and line breaks. */
+/**
+ * Records of CSV text: `""` in quotes is one quote, quoted fields may hold delimiters and line
+ * breaks; a leading byte order mark is dropped.
+ */
 export function parseCsvRecords(text: string, delimiter: string): string[][] {
+  if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
   const records: string[][] = [];
   let record: string[] = [];
   let field = '';
   let quoted = false;
-  let fieldStarted = false;
+  let wasQuoted = false;
   const endRecord = () => {
     // a blank line is no record
-    if (record.length > 0 || fieldStarted || field !== '') {
+    if (record.length > 0 || wasQuoted || field !== '') {
       record.push(field);
       records.push(record);
     }
     record = [];
     field = '';
-    fieldStarted = false;
+    wasQuoted = false;
   };
   for (let i = 0; i < text.length; i++) {
     const c = text[i]!;
@@ -37,13 +41,13 @@ export function parseCsvRecords(text: string, delimiter: string): string[][] {
         field += '"';
         i++;
       } else quoted = false;
-    } else if (c === '"' && field === '' && !fieldStarted) {
+    } else if (c === '"' && field === '' && !wasQuoted) {
       quoted = true;
-      fieldStarted = true;
+      wasQuoted = true;
     } else if (c === delimiter) {
       record.push(field);
       field = '';
-      fieldStarted = false;
+      wasQuoted = false;
     } else if (c === '\n' || c === '\r') {
       if (c === '\r' && text[i + 1] === '\n') i++;
       endRecord();

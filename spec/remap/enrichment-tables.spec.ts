@@ -228,7 +228,7 @@ describe('remap: enrichment tables', () => {
 
   describe('reading the file', () => {
     it('quoted fields hold delimiters, quotes and line breaks; CRLF and blank lines are fine', () => {
-      expect(parseCsvRecords('a,b\r\n"x,1","say ""hi"""\r\n\r\n"two\nlines",\n', ',')).to.deep.equal([
+      expect(parseCsvRecords('\ufeffa,b\r\n"x,1","say ""hi"""\r\n\r\n"two\nlines",\n', ',')).to.deep.equal([
         ['a', 'b'],
         ['x,1', 'say "hi"'],
         ['two\nlines', ''],
