@@ -269,7 +269,7 @@ describe('remap regexes: linear time', () => {
       ['/^Invalid regular expression: \\/.*\\/[a-z]*: /', "V8's own message text"],
       ['/=\\?([^?]+)\\?([bBqQ])\\?([^?]*)\\?=/g', 'a match starts at "=?" and each [^?] run stops at the next "?": runs scanned once'],
       ['/(\\d+\\.\\d+\\.\\d+\\.\\d+)$/', 'runs on a text already validated as an IPv6 address (at most 45 characters)'],
-      ['/(?:^|[:,[])\\s*-?\\d+(?:\\.\\d+)?[eE]|(?:^|[:,[])\\s*-?\\d+\\.0+(?![0-9])|__proto__/', 'starts only at the text start or after : , [, which the scanned runs cannot hold'],
+      ['/(?:^|[:,[])\\s*-?\\d+(?:\\.\\d+)?[eE]|(?:^|[:,[])\\s*-?\\d+\\.0+(?![0-9])|__proto__|\\\\u[dD][89a-fA-F]/', 'starts only at the text start or after : , [, which the scanned runs cannot hold; the other two alternatives are fixed-length'],
       ['/\\B(?=(\\d{3})+(?!\\d))/g', 'runs on the digits of one number'],
       ['/^(-?)0([xbo])(.*)$/i', 'anchored, one choice per character'],
       ['/(?:^|\\s)([A-Za-z0-9_.[\\]-]+)=/g', 'starts only at the start or at white space, which the scanned runs cannot hold'],
