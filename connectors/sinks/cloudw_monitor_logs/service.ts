@@ -27,6 +27,11 @@ export class MissingDestinationError extends Error {
   override readonly name = 'MissingDestinationError';
 }
 
+/** The group and stream were just made, yet the call still found none: worth another attempt. */
+export class DestinationNotReadyError extends Error {
+  override readonly name = 'DestinationNotReadyError';
+}
+
 /** How far one send got: the calls accepted, and the error that stopped the rest. */
 export interface PutOutcome {
   readonly done: number;
@@ -124,7 +129,13 @@ export function createLogsService(
     } catch (err) {
       if (codeOf(err) !== 'ResourceNotFoundException') throw err;
       await ensure(req.group, req.stream, abortSignal);
-      out = await command();
+      try {
+        out = await command();
+      } catch (again) {
+        // a group or stream made a moment ago may not be visible yet (the service is eventually consistent)
+        if (codeOf(again) === 'ResourceNotFoundException') throw new DestinationNotReadyError(`log stream ${JSON.stringify(req.stream)} of group ${JSON.stringify(req.group)} not found right after it was created`);
+        throw again;
+      }
     }
     if (out.rejectedLogEventsInfo) hooks.rejectedByService?.(out.rejectedLogEventsInfo, req);
   };

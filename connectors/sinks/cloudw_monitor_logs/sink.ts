@@ -11,12 +11,12 @@ import type { CloudwMonitorLogsConfig } from './config.js';
 import { type LogEntry, createLogsEncoder } from './encoder.js';
 import { LogsSinkEvents } from './events.js';
 import { type LogsRequest, buildLogsRequest, remaining } from './request.js';
-import { type LogsService, MissingDestinationError, type PutOutcome, createLogsService } from './service.js';
+import { DestinationNotReadyError, type LogsService, MissingDestinationError, type PutOutcome, createLogsService } from './service.js';
 
 const asError = (err: unknown): Error => (err instanceof Error ? err : new Error(String(err)));
 
-/** A missing destination the options forbid creating is final; the rest follows the shared classes. */
-const isRetriable = (err: unknown): boolean => !(err instanceof MissingDestinationError) && isRetriableCloudwError(err);
+/** A missing destination the options forbid creating is final, one just made but not yet seen is not; the rest follows the shared classes. */
+const isRetriable = (err: unknown): boolean => err instanceof DestinationNotReadyError || (!(err instanceof MissingDestinationError) && isRetriableCloudwError(err));
 
 /** Turns how far a send got into the skeleton's verdict: calls already accepted are not sent again. */
 export function classifyOutcome(out: PutOutcome, req: LogsRequest): Verdict<LogsRequest> {

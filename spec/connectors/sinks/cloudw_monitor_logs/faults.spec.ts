@@ -73,6 +73,16 @@ describe('connectors/sinks/cloudw_monitor_logs: retries and faults', () => {
     expect(peer.events('app', 'web')).to.have.length(0);
   });
 
+  it('a stream just created but not yet visible (ResourceNotFound again) is retried, not rejected', async () => {
+    peer.groups.clear();
+    let puts = 0;
+    peer.fault = (req) => (operation(req.headers) === 'PutLogEvents' && ++puts === 2 ? awsError('ResourceNotFoundException') : undefined);
+    const ds = await runSink(config(), of([log('a', now)]));
+    expect(ds.map((d) => d.status)).to.deep.equal(['delivered']);
+    expect(peer.requests.map((r) => operation(r.headers))).to.deep.equal(['PutLogEvents', 'DescribeLogStreams', 'CreateLogGroup', 'CreateLogStream', 'PutLogEvents', 'PutLogEvents']);
+    expect(peer.events('app', 'web')).to.have.length(1);
+  });
+
   it('retry_attempts bounds the retries; a retriable failure then ends errored', async () => {
     peer.fault = () => awsError('ThrottlingException');
     const ds = await runSink(config({}, { retry_attempts: 2 }), of([log('a', now)]));
