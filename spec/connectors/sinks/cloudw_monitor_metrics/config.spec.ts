@@ -74,6 +74,20 @@ describe('connectors/sinks/cloudw_monitor_metrics: config', () => {
     });
   }
 
+  it('weir validate refuses a log source as input: the sink takes metric events only', async () => {
+    const file = join(dir, 'logs-in.toml');
+    writeFileSync(file, '[sources.in]\ntype = "stdin"\n\n[sinks.out]\ntype = "cloudw_monitor_metrics"\ninputs = ["in"]\nregion = "eu-west-1"\ndefault_namespace = "app"\n');
+    let out = '';
+    const w = new Writable({
+      write(chunk, _enc, cb) {
+        out += chunk;
+        cb();
+      },
+    });
+    expect(await validateCommand({ files: [file], environment: false, skipHealthchecks: true, denyWarnings: false }, w)).to.equal(78);
+    expect(out).to.include('sinks.out.inputs[0]: data type mismatch: "in" emits log events but cloudw_monitor_metrics accepts only metric events');
+  });
+
   it('weir validate accepts a sink with region or endpoint, under its Vector name too', async () => {
     expect((await validate('region = "eu-west-1"\ndefault_namespace = "app"')).code).to.equal(0);
     expect((await validate('endpoint = "http://127.0.0.1:4566"\ndefault_namespace = "app"\nbuffer.type = "disk_v1"\nbuffer.max_size = 268435488')).code).to.equal(0);
