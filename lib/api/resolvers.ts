@@ -103,9 +103,8 @@ export function buildResolvers(deps: ApiDeps, changes: ComponentChanges) {
   const index = new ComponentIndex(deps.topology);
   const capacity = deps.queueCapacity ?? 10;
   const { registry } = deps.topology;
-  const iter = <T>(o: Observable<T>) => toAsyncIterator(o, capacity);
-  const sub = <A>(make: (args: A) => Observable<unknown>) => ({
-    subscribe: (_root: unknown, args: A) => iter(make(args)),
+  const sub = <A>(make: (args: A) => Observable<unknown>, queue = capacity) => ({
+    subscribe: (_root: unknown, args: A) => toAsyncIterator(make(args), queue),
     resolve: (payload: unknown) => payload,
   });
   const samples = (ms: number) => samples$(registry, ms, deps.scheduler);
@@ -113,8 +112,9 @@ export function buildResolvers(deps: ApiDeps, changes: ComponentChanges) {
   const totals = (name: string, field: string) =>
     sub<I>(({ interval }) => componentTotals$(samples(interval), (c) => c.values.get(name)).pipe(map((l) => l.map((x) => ({ componentId: x.componentId, metric: { timestamp: dateText(x.at), [field]: x.value } })))));
   const throughputs = (name: string) => sub<I>(({ interval }) => componentThroughputs$(samples(interval), (c) => c.values.get(name)));
+  // one value per series arrives in a burst each tick: the queue holds a tick of many series
   const single = (match: (n: string) => boolean, field: string) =>
-    sub<I>(({ interval }) => perSeries$(registry, interval, deps.scheduler, match).pipe(map((x) => ({ timestamp: dateText(x.at), [field]: x.value }))));
+    sub<I>(({ interval }) => perSeries$(registry, interval, deps.scheduler, match).pipe(map((x) => ({ timestamp: dateText(x.at), [field]: x.value }))), 10_000);
 
   const metricsObject = (rec: ComponentRecord) => ({ __typename: rec.kind === 'source' ? 'GenericSourceMetrics' : rec.kind === 'transform' ? 'GenericTransformMetrics' : 'GenericSinkMetrics', id: rec.id });
   const metricField = (name: string, field: string) => (m: { id: string }) => total(deps, m.id, name, field);

@@ -183,6 +183,17 @@ describe('management API subscriptions', function () {
     expect(s.messages.filter((m) => m.type === 'error')).to.deep.equal([]);
   });
 
+  it('errorsTotal sends one item per error series in a tick, however many there are', async () => {
+    for (let i = 0; i < 25; i++) topo.registry.counter('decode_errors_total', { component_id: `x${i}` }).add(i + 1);
+    const n = topo.registry.all().filter((x) => x.name.endsWith('_errors_total')).length;
+    expect(n).to.be.at.least(25);
+    const s = await open('graphql-transport-ws');
+    s.subscribe('e', doc('tests/subscriptions/errors_total.graphql'), { interval: 60_000 }); // one tick within the test
+    const items = await s.waitForData('e', () => true, n);
+    expect(items).to.have.length(n);
+    expect(items.map((d) => (d.errorsTotal as { errorsTotal: number }).errorsTotal)).to.include.members([1, 25]);
+  });
+
   it('componentAdded / componentRemoved on reload, and tap notices re-evaluated', async () => {
     const s = await open('legacy');
     s.subscribe('a', doc('subscriptions/component_added.graphql'));
