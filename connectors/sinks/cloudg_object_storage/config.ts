@@ -1,6 +1,7 @@
 /** Options of the `cloudg_object_storage` sink (spec 01 §2.1, §2.3 `cloudg_object_storage`, §4; reference sinks §7). */
 import * as v from 'valibot';
 import { encodingSchema } from '../../../lib/codecs/encoding.js';
+import { framingSchema } from '../../../lib/codecs/framing.js';
 import { REQUEST_DEFAULTS, batchSchema, compressionSchema, pathItem, posint, requestSchema, sinkObject, tlsSchema } from '../../../lib/config/shared.js';
 import { cloudgAuthOptions } from '../../shared/cloudg/options.js';
 import { objectNamingEntries } from '../../shared/object-storage/options.js';
@@ -57,7 +58,10 @@ export const CloudgObjectStorageConfig = v.pipe(
         v.pipe(v.string(), v.url('must be a URL'), v.check((u) => /^https?:/i.test(u), 'must be an http or https URL'), v.description('Base URL of the XML API.')),
         DEFAULT_ENDPOINT,
       ),
-      encoding: v.optional(encodingSchema(['ndjson', 'text'] as const), { codec: 'ndjson' }),
+      /** spec 01 §2.3: `ndjson` or `text`; the other text codecs as Vector's `gcp_cloud_storage` takes them. */
+      encoding: v.optional(encodingSchema(['ndjson', 'text', 'json', 'logfmt', 'raw_message', 'gelf', 'native_json'] as const), { codec: 'ndjson' }),
+      /** How events are joined in an object (Vector's option); unset: per codec (json: an array, gelf: NUL, the rest: newlines). */
+      framing: v.optional(framingSchema(['bytes', 'character_delimited', 'length_delimited', 'newline_delimited'] as const, undefined, 'encode'), {}),
       ...objectNamingEntries,
       metadata: v.optional(metadataSchema, {}),
       storage_class: v.optional(v.pipe(v.picklist(STORAGE_CLASSES), v.description('Storage class of new objects (`x-goog-storage-class`).')), 'STANDARD'),

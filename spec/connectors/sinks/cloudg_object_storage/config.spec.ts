@@ -71,7 +71,8 @@ describe('connectors/sinks/cloudg_object_storage: config', () => {
   const cases: [string, string, string[]][] = [
     ['an acl outside its values', 'acl = "everyone"', ['sinks.out.acl', '"project-private"']],
     ['a storage class outside its values', 'storage_class = "COLD"', ['sinks.out.storage_class', '"STANDARD"']],
-    ['a codec the sink does not offer', 'encoding.codec = "json"', ['sinks.out.encoding.codec', '"ndjson", "text"']],
+    ['a codec the sink does not offer', 'encoding.codec = "native"', ['sinks.out.encoding.codec', '"ndjson", "text"']],
+    ['a framing the sink does not offer', 'framing.method = "octet_counting"', ['sinks.out.framing.method']],
     ['metadata that is not key:value pairs', 'metadata = "team"', ['sinks.out.metadata: "team" is not a key:value pair']],
     ['a metadata name that is no header name', 'metadata = { "a b" = "x" }', ['sinks.out.metadata: metadata names must be valid header names']],
     ['a bucket name the service refuses', 'bucket = "Weir_Logs"', ['sinks.out.bucket: must be a bucket name']],

@@ -79,6 +79,16 @@ describe('connectors/sinks/cloudg_object_storage: objects over the XML API (stri
     expect(gunzipSync(o!.raw).toString()).to.equal('one\ntwo');
   });
 
+  it('Vector-style encoding: json with newline framing is ndjson; json alone a JSON array', async () => {
+    await run(config({ key_prefix: 'a/', encoding: { codec: 'json' }, framing: { method: 'newline_delimited' } }), [[logEvent({ message: 'a' }), logEvent({ message: 'b' })]]);
+    expect(stored()[0]).to.include({ contentType: 'application/x-ndjson' });
+    expect(stored()[0]!.body.toString()).to.equal('{"message":"a"}\n{"message":"b"}');
+    gcs.objects.clear();
+    await run(config({ key_prefix: 'b/', encoding: { codec: 'json' } }), [[logEvent({ message: 'a' }), logEvent({ message: 'b' })]]);
+    expect(stored()[0]).to.include({ contentType: 'application/json' });
+    expect(stored()[0]!.body.toString()).to.equal('[{"message":"a"},{"message":"b"}]');
+  });
+
   it('prefixes come from event timestamps and templates; one object per rendered prefix', async () => {
     const evs = [
       logEvent({ message: 'a', app: 'web', timestamp: DAY1 }),
