@@ -44,7 +44,7 @@ export interface PubsubEmulator {
   readonly url: string;
   /** The official client, pointed at the emulator. */
   readonly client: PubSub;
-  /** Creates a topic and a subscription on it; collects what arrives (acked) into `received`. */
+  /** Creates a topic and a subscription on it; collects what arrives (acked, once per message id) into `received`. */
   topic(name: string): Promise<TopicReader>;
   /** Kills the JVM; connections to the port are refused until `restart`. */
   stop(): Promise<void>;
@@ -56,7 +56,10 @@ export interface PubsubEmulator {
 export interface TopicReader {
   readonly name: string;
   readonly subscription: Subscription;
+  /** Each published message once, in arrival order. */
   readonly received: Message[];
+  /** Messages the emulator delivered again (acks are asynchronous). */
+  readonly redelivered: number;
   close(): Promise<void>;
 }
 
@@ -113,12 +116,18 @@ export async function startPubsubEmulator(): Promise<PubsubEmulator> {
       const [topic] = await client.createTopic(name);
       const [subscription] = await topic.createSubscription(`${name}-sub`);
       const received: Message[] = [];
+      const seen = new Set<string>();
+      const reader = { name, subscription, received, redelivered: 0, close: () => subscription.close() };
       subscription.on('message', (m: Message) => {
-        received.push(m);
         m.ack();
+        // delivery to subscribers is at least once: a redelivery (same message id) is not a second publish
+        if (seen.has(m.id)) reader.redelivered++;
+        else {
+          seen.add(m.id);
+          received.push(m);
+        }
       });
       subscription.on('error', () => undefined); // the stream reconnects across an emulator restart
-      const reader: TopicReader = { name, subscription, received, close: () => subscription.close() };
       readers.push(reader);
       return reader;
     },

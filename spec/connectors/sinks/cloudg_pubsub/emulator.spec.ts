@@ -12,20 +12,26 @@ const events = (n: number, from0 = 0) => Array.from({ length: n }, (_, i) => log
 const ns = (msgs: { data: Buffer }[]) => msgs.map((m) => (JSON.parse(m.data.toString()) as { n: number }).n).sort((a, b) => a - b);
 
 /** A TCP pass-through to the emulator that can refuse connections (reset) while closed. */
-async function forwarder(target: number): Promise<{ port: number; isOpen: boolean; close(): Promise<void> }> {
+async function forwarder(target: number): Promise<{ port: number; isOpen: boolean; failed: number; close(): Promise<void> }> {
   const sockets = new Set<Socket>();
-  const state = { port: 0, isOpen: true, close: async () => {} };
+  const state = { port: 0, isOpen: true, failed: 0, close: async () => {} };
   const server: Server = createServer((client) => {
     sockets.add(client);
     client.on('close', () => sockets.delete(client));
-    if (!state.isOpen) return client.destroy();
+    if (!state.isOpen) {
+      state.failed++;
+      return client.destroy();
+    }
     const upstream = connect(target, '127.0.0.1');
     sockets.add(upstream);
     upstream.on('close', () => sockets.delete(upstream));
     client.pipe(upstream).pipe(client);
     const end = () => (client.destroy(), upstream.destroy());
     client.on('error', end);
-    upstream.on('error', end);
+    upstream.on('error', () => {
+      state.failed++;
+      end();
+    });
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   state.port = (server.address() as { port: number }).port;
@@ -107,6 +113,8 @@ describe('connectors/sinks/cloudg_pubsub: against the Pub/Sub emulator, read bac
       await until(() => t.received.length >= 200, 60_000, 'the first 200 messages');
       await emu.stop();
       input.next(events(300, 200));
+      // the sink meets the stopped emulator before it comes back
+      await until(() => fwd.failed > 0, 30_000, 'a refused connection');
       // the new emulator is empty: keep the sink out until its topic and subscription exist again
       fwd.isOpen = false;
       await emu.restart();
