@@ -15,6 +15,13 @@
  * per record; when every event of a record has settled (whatever the status: the sink is done
  * with it) its key is deleted. Recently sealed records stay in memory (up to 4 MiB) so a reader
  * that keeps up takes them without a disk read; older ones are read and decoded from the store.
+ * A reader waiting while a write is in flight gets what is pushed meanwhile at once (the open
+ * record is sealed for it), so it does not fall behind the in-memory tail.
+ *
+ * A record whose sink settled it before its write began is never written (nor deleted): the
+ * write would only be undone by the delete after it. So a reader that keeps up costs the disk
+ * only what it has not finished when a write starts, and a slow disk does not hold back a fast
+ * sink. Records carrying source acknowledgements are always written and synced first.
  * Events handed out and not settled before a crash or shutdown are read again after the restart
  * (at-least-once).
  *
@@ -171,7 +178,15 @@ export interface DiskBufferOptions {
   readonly syncIntervalMs?: number;
 }
 
-type Op = { type: 'put'; key: Buffer; value: Buffer } | { type: 'del'; key: Buffer };
+/** A record's write; `settled` once its sink was done with it before the write began (then skipped). */
+interface PutOp {
+  readonly type: 'put';
+  readonly key: Buffer;
+  readonly value: Buffer;
+  readonly seq: number;
+  settled?: boolean;
+}
+type Op = PutOp | { type: 'del'; key: Buffer };
 
 interface SealedAcks {
   readonly seq: number;
@@ -234,6 +249,8 @@ export class DiskBuffer implements EdgeBuffer {
   private writeSeq = 0;
   private writtenSeq = 0;
   private ops: Op[] = [];
+  /** Puts still in `ops` whose records carry no source acknowledgement, by sequence. */
+  private pendingPuts = new Map<number, PutOp>();
   /** Source notifiers of the events pushed into the open record. */
   private openAcks: BatchNotifier[] = [];
   /** Source notifiers by sealed record, settled once a synced write holds the record. */
@@ -403,7 +420,11 @@ export class DiskBuffer implements EdgeBuffer {
     metrics.events.add(accepted);
     metrics.bytes.add(acceptedBytes);
     this.updateGate();
+    // while a write is in flight the open record waits for it; a waiting reader takes what was
+    // pushed now, from memory, instead of falling behind the tail and reading it back from disk
+    if (this.writing && this.waiter && b.count > 0) this.seal();
     this.scheduleFlush();
+    this.wake();
   }
 
   private seal(): void {
@@ -412,11 +433,12 @@ export class DiskBuffer implements EdgeBuffer {
     const value = this.builder.seal();
     const events = this.openEvents;
     this.openEvents = [];
-    this.ops.push({ type: 'put', key, value });
+    const put: PutOp = { type: 'put', key, value, seq };
+    this.ops.push(put);
     if (this.openAcks.length > 0) {
       this.sealedAcks.push({ seq, notifiers: this.openAcks });
       this.openAcks = [];
-    }
+    } else this.pendingPuts.set(seq, put);
     if (this.tailBytes + value.length <= TAIL_BYTES) {
       this.tail.push({ seq, key, events, bytes: value.length });
       this.tailBytes += value.length;
@@ -454,22 +476,21 @@ export class DiskBuffer implements EdgeBuffer {
     let bytes = 0;
     let upTo = this.writtenSeq;
     const all = this.ops;
-    while (n < all.length && n < WRITE_BATCH_OPS && bytes < WRITE_BATCH_BYTES) {
+    let ops: Op[] = [];
+    while (n < all.length && ops.length < WRITE_BATCH_OPS && bytes < WRITE_BATCH_BYTES) {
       const op = all[n++]!;
       if (op.type === 'put') {
+        upTo = op.seq + 1;
+        if (op.settled) continue; // its sink was done with it first: nothing to keep
+        this.pendingPuts.delete(op.seq);
         bytes += op.value.length;
-        upTo = keySeq(op.key) + 1;
       }
+      ops.push(op);
     }
-    let ops: Op[];
     if (n === all.length) {
-      ops = all;
       this.ops = [];
       upTo = this.writeSeq;
-    } else {
-      ops = all.slice(0, n);
-      this.ops = all.slice(n);
-    }
+    } else this.ops = all.slice(n);
     const sealed = this.sealedAcks;
     let acked = 0;
     while (acked < sealed.length && sealed[acked]!.seq < upTo) acked++;
@@ -477,11 +498,12 @@ export class DiskBuffer implements EdgeBuffer {
     const sync = this.syncDue || acked > 0;
     if (ops.length === 0) {
       if (!sync || !this.unsynced) {
+        this.writtenSeq = upTo;
         this.syncDue = false;
         this.notifyWritten();
         return;
       }
-      ops = [{ type: 'put', key: SYNC_KEY, value: EMPTY }];
+      ops = [{ type: 'put', key: SYNC_KEY, value: EMPTY, seq: -1 }];
     }
     const acks = acked > 0 ? sealed.splice(0, acked) : undefined;
     this.inFlightBytes = bytes;
@@ -618,7 +640,10 @@ export class DiskBuffer implements EdgeBuffer {
 
   /** Reads records from the cursor until `want` events or the read-ahead limit. */
   private async readRecords(want: number): Promise<void> {
-    const end = this.writtenSeq;
+    let end = this.writtenSeq;
+    // stop where the tail takes over: what it holds is handed out without a read and a decode
+    this.tailReady(); // drops what was read from disk meanwhile
+    if (this.tailHead < this.tail.length) end = Math.min(end, this.tail[this.tailHead]!.seq);
     const it = this.db.iterator({ gte: seqKey(this.readSeq), lt: seqKey(end) });
     let events = 0;
     let bytes = 0;
@@ -685,9 +710,18 @@ export class DiskBuffer implements EdgeBuffer {
     this.queue.push({ events, bytes, notifier, next: 0, sentBytes: 0 });
   }
 
-  /** Every event of a record settled: delete it. */
+  /** Every event of a record settled: delete it, or never write it if its write has not begun. */
   private recordDone(key: Buffer, events: number, bytes: number): void {
     if (this.disposed) return; // still on disk: replayed after the restart
+    const put = this.pendingPuts.size > 0 ? this.pendingPuts.get(keySeq(key)) : undefined;
+    if (put) {
+      // a reader ahead of a slow disk: the write would be followed at once by its delete
+      put.settled = true;
+      this.pendingPuts.delete(put.seq);
+      this.unwrittenBytes -= put.value.length;
+      this.forget(events, bytes, 0);
+      return;
+    }
     this.ops.push({ type: 'del', key });
     this.forget(events, bytes, 0);
     this.scheduleFlush();

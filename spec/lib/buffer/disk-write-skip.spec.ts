@@ -1,0 +1,223 @@
+/**
+ * A disk buffer whose reader is ahead of the disk: records the sink settled before their write
+ * began are never written, records still held (or carrying source acknowledgements) are, and a
+ * waiting reader takes records sealed during a write from memory without waiting for it.
+ */
+import { expect } from 'chai';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { ClassicLevel } from 'classic-level';
+import { BatchNotifier, type DeliveryStatus, type Event, type EventBatch, EventMetadata, LogEvent, settleAll } from '../../../lib/event.js';
+import { LogRoot } from '../../../lib/log.js';
+import { ComponentTelemetry, MetricsRegistry } from '../../../lib/telemetry/registry.js';
+import { BufferMetrics } from '../../../lib/buffer/index.js';
+import { DiskBuffer, type RecordFormat, diskV2Format, keySeq } from '../../../lib/buffer/disk.js';
+import { diskV1Format } from '../../../lib/buffer/disk-v1.js';
+import { until } from '../../helpers/wait.js';
+
+interface Call {
+  puts: number[];
+  dels: number[];
+  sync: boolean;
+}
+
+/** Wraps ClassicLevel's batch(): records each call's sequence keys and holds it until released. */
+function interceptBatches() {
+  const calls: Call[] = [];
+  let hold: Promise<void> | undefined;
+  let release = () => {};
+  const proto = ClassicLevel.prototype as unknown as { batch: (...a: unknown[]) => unknown };
+  const original = proto.batch;
+  proto.batch = function (this: unknown, ...args: unknown[]) {
+    if (!Array.isArray(args[0])) return original.apply(this, args);
+    const ops = args[0] as { type: string; key: Buffer }[];
+    const seqs = (t: string) => ops.filter((o) => o.type === t && o.key.length === 8).map((o) => keySeq(o.key));
+    calls.push({ puts: seqs('put'), dels: seqs('del'), sync: (args[1] as { sync?: boolean } | undefined)?.sync === true });
+    const h = hold;
+    return h ? h.then(() => original.apply(this, args)) : original.apply(this, args);
+  };
+  return {
+    calls,
+    /** The next batch() calls wait until release(). */
+    holdWrites() {
+      hold = new Promise<void>((r) => (release = r));
+    },
+    release() {
+      hold = undefined;
+      release();
+    },
+    restore() {
+      proto.batch = original;
+    },
+  };
+}
+
+const lines = (from: number, n: number): EventBatch =>
+  Array.from({ length: n }, (_, i) => new LogEvent({ message: `line ${from + i} ${'x'.repeat(100)}`, n: from + i }, new EventMetadata('in', 'demo_logs')));
+const numbers = (events: readonly Event[]): number[] => events.map((e) => (e as LogEvent).fields.n as number);
+
+async function pullN(buf: DiskBuffer, n: number): Promise<Event[]> {
+  const out: Event[] = [];
+  while (out.length < n) {
+    const b = await buf.pull(n - out.length);
+    if (!b) throw new Error(`buffer ended after ${out.length} of ${n} events`);
+    out.push(...b);
+  }
+  return out;
+}
+
+for (const [name, format] of [
+  ['disk', diskV2Format],
+  ['disk_v1', diskV1Format],
+] as [string, RecordFormat][]) {
+  describe(`DiskBuffer (${name}) with a reader ahead of the disk`, () => {
+    let dataDir: string;
+    let registry: MetricsRegistry;
+    let io: ReturnType<typeof interceptBatches>;
+    const metric = (m: string) => registry.sum(m, { component_id: 'out' });
+    const open = () => {
+      const t = new ComponentTelemetry(registry, 'out', 'sink', 't');
+      return DiskBuffer.open({
+        dir: join(dataDir, 'store'),
+        sinkId: 'out',
+        maxSize: 1 << 30,
+        whenFull: 'block',
+        metrics: new BufferMetrics(t),
+        decodeErrors: t.counter('component_errors_total'),
+        writeErrors: t.counter('component_errors_total'),
+        log: new LogRoot('error', { write() {} }).logger(),
+        format,
+      });
+    };
+
+    beforeEach(() => {
+      dataDir = mkdtempSync(join(tmpdir(), 'weir-disk-skip-'));
+      registry = new MetricsRegistry({});
+      io = interceptBatches();
+    });
+    afterEach(() => {
+      io.release();
+      io.restore();
+      rmSync(dataDir, { recursive: true, force: true });
+    });
+
+    it('never writes a record its sink settled before the write began, and writes those still held', async () => {
+      const buf = await open();
+      io.holdWrites();
+      buf.push(lines(0, 5)); // its write starts and is held
+      await until(() => io.calls.length === 1, 2000, 'the first write');
+      const first = io.calls[0]!.puts;
+      const got = await pullN(buf, 5);
+      const waiting = pullN(buf, 5);
+      buf.push(lines(5, 5)); // sealed while the first write is out
+      got.push(...(await waiting));
+      expect(numbers(got)).to.deep.equal([0, 1, 2, 3, 4, 5, 6, 7, 8, 9]);
+      settleAll(got, 'delivered'); // the first records' deletes queue; the later ones need no write at all
+      buf.push(lines(10, 3)); // held by nobody: must reach the disk
+      io.release();
+      await until(() => metric('buffer_events') === 3, 2000, 'the settled events to leave the counters');
+      expect(metric('buffer_received_events_total')).to.equal(13);
+      await buf.dispose();
+
+      const puts = io.calls.flatMap((c) => c.puts);
+      const dels = io.calls.flatMap((c) => c.dels);
+      const skipped = name === 'disk' ? [1] : [5, 6, 7, 8, 9];
+      const kept = name === 'disk' ? [2] : [10, 11, 12];
+      expect(first).to.deep.equal(name === 'disk' ? [0] : [0, 1, 2, 3, 4]);
+      expect(puts).to.deep.equal([...first, ...kept]);
+      expect(dels).to.deep.equal(first); // written first, so deleted; the skipped ones left no trace
+      for (const s of skipped) expect(puts).not.to.include(s);
+
+      io.restore();
+      const again = await open();
+      expect(again.length).to.equal(3);
+      const replay = await pullN(again, 3);
+      expect(numbers(replay)).to.deep.equal([10, 11, 12]);
+      settleAll(replay, 'delivered');
+      await again.dispose();
+    });
+
+    it('writes records handed out but not settled, so they replay after a restart', async () => {
+      const buf = await open();
+      io.holdWrites();
+      buf.push(lines(0, 4));
+      await until(() => io.calls.length === 1, 2000, 'the first write');
+      const got = await pullN(buf, 4);
+      const waiting = pullN(buf, 4);
+      buf.push(lines(4, 4));
+      got.push(...(await waiting));
+      settleAll(got.slice(0, 4), 'delivered'); // the second record stays with the sink, unsettled
+      io.release();
+      await buf.dispose();
+      io.restore();
+      const again = await open();
+      const replay = await pullN(again, again.length);
+      expect(numbers(replay)).to.deep.equal([4, 5, 6, 7]);
+      settleAll(replay, 'delivered');
+      await again.dispose();
+    });
+
+    it('writes and syncs a record that carries source acknowledgements even when its sink settled it first', async () => {
+      const buf = await open();
+      io.holdWrites();
+      buf.push(lines(0, 2));
+      await until(() => io.calls.length === 1, 2000, 'the first write');
+      const statuses: DeliveryStatus[] = [];
+      const notifier = new BatchNotifier((s) => statuses.push(s));
+      const acked = lines(2, 2);
+      notifier.retain(2);
+      for (const e of acked) e.meta.notifiers = [notifier];
+      const got = await pullN(buf, 2);
+      const waiting = pullN(buf, 2);
+      buf.push(acked);
+      got.push(...(await waiting));
+      settleAll(got, 'delivered');
+      expect(statuses, 'not acknowledged before a synced write holds it').to.deep.equal([]);
+      io.release();
+      await until(() => statuses.length > 0, 2000, 'the acknowledgement');
+      expect(statuses).to.deep.equal(['delivered']);
+      const ackedPuts = io.calls.slice(1).filter((c) => c.puts.length > 0);
+      expect(ackedPuts.length).to.equal(1);
+      expect(ackedPuts[0]!.sync).to.equal(true);
+      await buf.dispose();
+    });
+
+    it('hands a waiting reader what is pushed during a write without waiting for it', async () => {
+      const buf = await open();
+      io.holdWrites();
+      buf.push(lines(0, 1));
+      await until(() => io.calls.length === 1, 2000, 'the first write');
+      expect(numbers(await pullN(buf, 1))).to.deep.equal([0]);
+      const waiting = buf.pull(10);
+      buf.push(lines(1, 3));
+      const got = await waiting;
+      expect(io.calls.length, 'no write completed meanwhile').to.equal(1);
+      expect(numbers(got!)).to.deep.equal([1, 2, 3]);
+      settleAll(got!, 'delivered');
+      io.release();
+      await buf.dispose();
+    });
+
+    it('keeps records of a full write batch unwritten until their sink settles them or a write takes them', async () => {
+      const buf = await open();
+      io.holdWrites();
+      buf.push(lines(0, 1));
+      await until(() => io.calls.length === 1, 2000, 'the first write');
+      const n = format.maxEvents === 1 ? 50 : 3 * format.maxEvents;
+      buf.push(lines(1, n)); // no reader: sealed records wait for the write
+      const got = await pullN(buf, n + 1);
+      expect(numbers(got)).to.deep.equal(Array.from({ length: n + 1 }, (_, i) => i));
+      settleAll(got.slice(1), 'delivered');
+      expect(metric('buffer_events')).to.equal(1);
+      io.release();
+      await buf.dispose();
+      expect(io.calls.flatMap((c) => c.puts)).to.deep.equal([0]);
+      io.restore();
+      const again = await open();
+      expect(again.length).to.equal(1);
+      settleAll(await pullN(again, 1), 'delivered');
+      await again.dispose();
+    });
+  });
+}
