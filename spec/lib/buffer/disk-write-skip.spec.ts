@@ -221,3 +221,52 @@ for (const [name, format] of [
     });
   });
 }
+
+describe('DiskBuffer reading behind the in-memory tail', () => {
+  it('reads and decodes from disk only the records the tail does not hold', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'weir-disk-gap-'));
+    const decoded: number[] = [];
+    const format: RecordFormat = {
+      ...diskV2Format,
+      maxEvents: 1, // one ~100 KB event per record: the 4 MiB tail holds about 40
+      decode(record) {
+        const events = diskV2Format.decode(record);
+        decoded.push(...numbers(events));
+        return events;
+      },
+    };
+    const t = new ComponentTelemetry(new MetricsRegistry({}), 'out', 'sink', 't');
+    const buf = await DiskBuffer.open({
+      dir: join(dataDir, 'store'),
+      sinkId: 'out',
+      maxSize: 1 << 30,
+      whenFull: 'block',
+      metrics: new BufferMetrics(t),
+      decodeErrors: t.counter('component_errors_total'),
+      writeErrors: t.counter('component_errors_total'),
+      log: new LogRoot('error', { write() {} }).logger(),
+      format,
+    });
+    try {
+      const big = (from: number, n: number): EventBatch =>
+        Array.from({ length: n }, (_, i) => new LogEvent({ message: 'x'.repeat(100_000), n: from + i }, new EventMetadata('in', 'demo_logs')));
+      buf.push(big(0, 60)); // the first ~40 fit the tail, the rest only go to disk
+      const first = await pullN(buf, 20);
+      settleAll(first, 'delivered');
+      expect(decoded).to.deep.equal([]);
+      await until(() => buf.length === 40, 2000, 'the first pull');
+      const second = await pullN(buf, 20); // frees the tail: the next records enter it behind a gap
+      settleAll(second, 'delivered');
+      buf.push(big(60, 20));
+      const rest = await pullN(buf, 40);
+      settleAll(rest, 'delivered');
+      expect(numbers([...first, ...second, ...rest])).to.deep.equal(Array.from({ length: 80 }, (_, i) => i));
+      expect(decoded.length).to.be.greaterThan(0);
+      expect(Math.min(...decoded), 'records the tail held are not read again').to.be.greaterThan(39);
+      expect(Math.max(...decoded), 'records behind the gap come from the tail').to.be.lessThan(60);
+      await buf.dispose();
+    } finally {
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  });
+});
