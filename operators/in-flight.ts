@@ -12,6 +12,11 @@ export interface InFlightOptions<R> {
   readonly controller: ConcurrencyController;
   /** Closed while the limit is reached or items wait; open otherwise. */
   readonly demand?: GateController;
+  /**
+   * Items that may wait behind the limit before `demand` closes (default 0): with 1, the next
+   * batch builds while every permit is out, so a permit that frees starts it at once.
+   */
+  readonly ahead?: number;
   /** Starts are counted per window; retries inside `work` are not. */
   readonly rate?: RateLimiter;
   readonly scheduler?: SchedulerLike;
@@ -25,6 +30,7 @@ export interface InFlightOptions<R> {
  */
 export function inFlight<T, R>(work: (item: T) => ObservableInput<R>, opts: InFlightOptions<R>): OperatorFunction<T, R> {
   const { controller, demand, rate, outcome } = opts;
+  const ahead = opts.ahead ?? 0;
   const scheduler = opts.scheduler ?? asyncScheduler;
   return (source) =>
     new Observable<R>((subscriber) => {
@@ -35,7 +41,7 @@ export function inFlight<T, R>(work: (item: T) => ObservableInput<R>, opts: InFl
       let again = false;
       let rateTimer: Subscription | undefined;
 
-      const updateDemand = () => demand?.set(queue.length === 0 && controller.inFlight < controller.limit);
+      const updateDemand = () => demand?.set(queue.length < ahead || (queue.length === 0 && controller.inFlight < controller.limit));
 
       const start = (item: T) => {
         const startedAt = controller.acquire();

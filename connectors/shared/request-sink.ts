@@ -102,6 +102,11 @@ interface Result {
   readonly outcome: Outcome;
 }
 
+/** The events of a batch whose request could not be built. */
+class BuildFailed {
+  constructor(readonly events: readonly Event[]) {}
+}
+
 /** The final status of a request given up: the answer's own, else transient failures `errored`, the rest `rejected`. */
 const statusOf = (err: unknown, retriable: boolean): DeliveryStatus => (err instanceof ResponseError ? err.status : retriable ? 'errored' : 'rejected');
 
@@ -130,22 +135,34 @@ export function requestSink<E extends Encoded, R extends SinkRequest, Res>(
   });
   const rate = req.rate_limit_num < UNLIMITED ? new RateLimiter(req.rate_limit_num, req.rate_limit_duration_secs * 1000, scheduler) : undefined;
 
-  /** One batch: its request is built inside the permit (compression included), then attempted. */
-  const deliver = (items: E[]): Observable<Result> =>
-    defer(() => Promise.resolve(parts.build(items, items[0]!.key))).pipe(
-      catchError((err: unknown) => {
+  /**
+   * One batch: its request is built inside the permit (compression included), then attempted.
+   * The encoded items are let go once the request holds the bytes: an attempt in flight keeps its
+   * body and events alive, not every event's encoded form as well.
+   */
+  const deliver = (batch: E[]): Observable<Result> => {
+    let held: E[] | undefined = batch;
+    const build = async (): Promise<R | BuildFailed> => {
+      const items = held!;
+      held = undefined;
+      try {
+        return await parts.build(items, items[0]!.key);
+      } catch (err) {
         // a request that cannot be built (compression failed) is no reason to stop the sink
         events.encodeFailed(err, items.length);
-        return of(undefined);
-      }),
+        return new BuildFailed(items.map((x) => x.event));
+      }
+    };
+    return defer(build).pipe(
       mergeMap((request) => {
-        if (!request) return of<Result>({ delivery: { status: 'rejected', events: items.map((x) => x.event), bytes: 0 }, outcome: 'other' });
+        if (request instanceof BuildFailed) return of<Result>({ delivery: { status: 'rejected', events: request.events, bytes: 0 }, outcome: 'other' });
         const refused = request.refused;
         if (!refused || refused.length === 0) return attempts(request);
         const refused$ = of<Result>({ delivery: { status: 'rejected', events: refused, bytes: 0 }, outcome: 'other' });
         return request.events.length > 0 ? concat(refused$, attempts(request)) : refused$;
       }),
     );
+  };
 
   /** One request through its attempts; emits the deliveries of partial answers as they come. */
   const attempts = (first: R): Observable<Result> =>
@@ -250,7 +267,8 @@ export function requestSink<E extends Encoded, R extends SinkRequest, Res>(
         : source.pipe(map(encodeBatch), rebatch(limits, sizeOf, scheduler));
       const sent$ = batches$.pipe(
         tap({ complete: () => rejected$.complete(), error: () => rejected$.complete() }),
-        inFlight(deliver, { controller, demand: ctx.demand, rate, scheduler, outcome: (r) => r.outcome }),
+        // ahead: the next batch builds while every permit is out, so a freed permit never waits for input
+        inFlight(deliver, { controller, demand: ctx.demand, ahead: 1, rate, scheduler, outcome: (r) => r.outcome }),
         // a confirmation that comes later does not hold the concurrency permit
         mergeMap((r) => (r.pending ? from(r.pending) : of(r.delivery!))),
       );

@@ -1,13 +1,13 @@
 /**
- * The one outbound HTTP client of the HTTP-based sinks: ky over undici's fetch with keep-alive
- * agents, TLS per spec 01 §2.1 and proxies per {@link resolveProxy}. It sends one request and
- * returns one response: no retries, no timeouts (the sink's retry layer owns both), no redirects.
+ * The one outbound HTTP client of the HTTP-based sinks: undici's `request()` on keep-alive agents,
+ * TLS per spec 01 §2.1 and proxies per {@link resolveProxy}. It sends one request and returns one
+ * response: no retries, no timeouts (the sink's retry layer owns both), no redirects. The body
+ * Buffer goes to the socket as it is: no WHATWG Request around it, so it is never copied.
  */
 import { readFileSync } from 'node:fs';
 import { isIP } from 'node:net';
 import { type ConnectionOptions, connect as tlsConnect } from 'node:tls';
-import ky, { type KyInstance } from 'ky';
-import { Agent, type Dispatcher, ProxyAgent, buildConnector, fetch as undiciFetch } from 'undici';
+import { Agent, type Dispatcher, ProxyAgent, buildConnector } from 'undici';
 import type { TlsConfig } from '../config/shared.js';
 import { type ProxySettings, proxyFor } from './proxy.js';
 import { tlsConnectOptions } from './tls.js';
@@ -131,53 +131,57 @@ export function createHttpClient(opts: HttpClientOptions = {}): HttpClient {
     }
     return agent;
   };
-  // ky builds a WHATWG Request of Node's own fetch; undici's fetch needs plain arguments
-  const fetchViaUndici = async (input: Request | URL | string, init?: RequestInit): Promise<Response> => {
-    const req = input instanceof Request ? input : new Request(input, init);
-    const url = new URL(req.url);
-    const body = req.body ? Buffer.from(await req.arrayBuffer()) : undefined;
-    const res = await undiciFetch(url, {
-      method: req.method,
-      headers: [...req.headers],
-      body,
-      signal: req.signal,
-      redirect: 'manual',
-      dispatcher: dispatcherFor(url),
-    });
-    return res as unknown as Response;
-  };
-  const client: KyInstance = ky.create({
-    retry: 0,
-    timeout: false,
-    throwHttpErrors: false,
-    fetch: fetchViaUndici,
-    headers: { 'user-agent': USER_AGENT, 'accept-encoding': 'identity', ...opts.headers },
-  });
+  /** Default headers by lower-case name; a request's own header of any case replaces its default. */
+  const defaults = lowerKeys({ 'user-agent': USER_AGENT, 'accept-encoding': 'identity', ...opts.headers });
   return {
     async send(req) {
-      let res: Response;
+      let url: URL;
+      let res: Dispatcher.ResponseData;
       try {
-        res = await client(req.url, {
-          method: req.method,
-          ...(req.headers ? { headers: req.headers as Record<string, string> } : {}),
-          ...(req.body ? { body: req.body } : {}),
-          ...(req.signal ? { signal: req.signal } : {}),
+        url = new URL(req.url);
+        res = await dispatcherFor(url).request({
+          origin: url.origin,
+          path: url.pathname + url.search,
+          method: req.method as Dispatcher.HttpMethod,
+          headers: req.headers ? { ...defaults, ...lowerKeys(req.headers) } : defaults,
+          body: req.body ?? null,
+          signal: req.signal ?? null,
         });
       } catch (err) {
         throw new TransportError(causeMessage(err), err);
       }
       let text = '';
       try {
-        text = req.method === 'HEAD' ? '' : await res.text();
+        if (req.method === 'HEAD') await res.body.dump();
+        else text = await res.body.text();
       } catch (err) {
         throw new TransportError(`reading the response body: ${causeMessage(err)}`, err);
       }
-      return { status: res.status, headers: res.headers, body: text.length > (req.maxBodyChars ?? MAX_BODY_TEXT) ? text.slice(0, req.maxBodyChars ?? MAX_BODY_TEXT) : text };
+      const max = req.maxBodyChars ?? MAX_BODY_TEXT;
+      return { status: res.statusCode, headers: toHeaders(res.headers), body: text.length > max ? text.slice(0, max) : text };
     },
     async close() {
       await Promise.all([direct.close(), ...[...proxied.values()].map((a) => a.close())]);
     },
   };
+}
+
+/** A header map with lower-case names (header names are case-insensitive; the last of a name wins). */
+function lowerKeys(h: Readonly<Record<string, string>>): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const k in h) out[k.toLowerCase()] = h[k]!;
+  return out;
+}
+
+/** undici's raw response headers as WHATWG Headers (what callers read with `get`). */
+function toHeaders(raw: Dispatcher.ResponseData['headers']): Headers {
+  const h = new Headers();
+  for (const k in raw) {
+    const v = raw[k];
+    if (Array.isArray(v)) for (const x of v) h.append(k, x);
+    else if (v !== undefined) h.append(k, v);
+  }
+  return h;
 }
 
 /** `Authorization` header for `auth.strategy` basic or bearer (reference sinks §0.4). */

@@ -36,6 +36,19 @@ describe('operators/in-flight', () => {
       rx.schedule(() => expect(states).to.deep.equal([[0, true], [2, false], [7, true]]), 20);
     }));
 
+  it('ahead = 1 keeps demand open at the limit until one item waits', () =>
+    rx.run(({ cold, hot, expectObservable }) => {
+      const demand = new GateController(true);
+      const controller = new FixedConcurrency(2, rx);
+      const src = hot('a-b-c------|');
+      const out = src.pipe(inFlight(() => cold('-----(x|)'), { controller, demand, ahead: 1, scheduler: rx }));
+      expectObservable(out).toBe('-----x-x--x|');
+      // open at 2 (two running, none waiting); c waits from 4 (closed) and starts at 5 (open again)
+      const states: [number, boolean][] = [];
+      demand.open$.subscribe((s) => states.push([rx.now(), s]));
+      rx.schedule(() => expect(states).to.deep.equal([[0, true], [4, false], [5, true]]), 20);
+    }));
+
   it('follows a limit the controller changes at run time', () =>
     rx.run(({ cold, hot, expectObservable }) => {
       let limit = 1;

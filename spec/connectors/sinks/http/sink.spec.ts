@@ -154,13 +154,16 @@ describe('connectors/sinks/http: wire format and options', () => {
     }
   });
 
-  it('closes ctx.demand while at the concurrency limit', async () => {
+  it('closes ctx.demand while at the concurrency limit with the next batch built', async () => {
     server.reply = () => ({ status: 200, delayMs: 100 });
     const ctx = testSinkContext('http');
     const input = new Subject<ReturnType<typeof makeEvents>>();
     const sub = input.pipe(buildHttpSink(httpConfig(server.url, { batch: { max_events: 1 }, request: { concurrency: 1 } }), ctx)).subscribe();
     input.next(makeEvents(1));
     await until(() => server.requests.length === 1, 2000);
+    // one request out: the next batch may still build
+    expect(ctx.demand.isOpen).to.equal(true);
+    input.next(makeEvents(1));
     expect(ctx.demand.isOpen).to.equal(false);
     await until(() => ctx.demand.isOpen, 2000, 'demand to reopen');
     sub.unsubscribe();
