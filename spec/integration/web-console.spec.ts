@@ -92,10 +92,11 @@ buffer.max_events = 500
     const edges = await page.$$eval('g.edge', (es) => es.map((e) => `${e.getAttribute('data-from')}->${e.getAttribute('data-to')}`).sort());
     expect(edges).to.deep.equal(['parse->archive', 'split->alerts', 'split->parse', 'web->split']);
     // a rate computed from two ticks of the throughput subscription
-    await page.waitForFunction(() => Number(document.querySelector('g.node[data-id="archive"] .rate')?.getAttribute('data-rate')) > 0, undefined, { timeout: 30_000 });
-    await page.waitForFunction(() => document.querySelector('g.node[data-id="alerts"] .bar-bg')?.getAttribute('data-fill') !== null, undefined, { timeout: 30_000 });
+    // page-side expressions as text: this spec compiles without the DOM's types
+    await page.waitForFunction(`Number(document.querySelector('g.node[data-id="archive"] .rate')?.getAttribute('data-rate')) > 0`, undefined, { timeout: 30_000 });
+    await page.waitForFunction(`document.querySelector('g.node[data-id="alerts"] .bar-bg')?.getAttribute('data-fill') != null`, undefined, { timeout: 30_000 });
     // per edge, the rate of the output that feeds it: the errors route carries fewer than the whole
-    await page.waitForFunction(() => Number(document.querySelector('g.edge[data-to="parse"] text')?.getAttribute('data-rate')) > 0, undefined, { timeout: 30_000 });
+    await page.waitForFunction(`Number(document.querySelector('g.edge[data-to="parse"] text')?.getAttribute('data-rate')) > 0`, undefined, { timeout: 30_000 });
     const rate = (to: string) => page.$eval(`g.edge[data-to="${to}"] text`, (t) => Number(t.getAttribute('data-rate')));
     expect(await page.getAttribute('g.edge[data-to="alerts"]', 'data-output')).to.equal('errors');
     expect(await rate('alerts')).to.be.below(await page.$eval('g.edge[data-to="split"] text', (t) => Number(t.getAttribute('data-rate'))));
