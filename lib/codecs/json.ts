@@ -1,7 +1,7 @@
 /**
- * JSON text of values with a chosen timestamp format. The default (`rfc3339`) goes through the
- * native `JSON.stringify`, which honours `Float#toJSON` and `Timestamp#toJSON`; the other formats
- * need a walker because `toJSON` runs before any replacer could see the timestamp.
+ * JSON text of values with a chosen timestamp format, by a walk over the value: `JSON.stringify`
+ * would call `Timestamp#toJSON` per timestamp (its slow path), and no replacer could see a
+ * timestamp before its `toJSON` ran.
  */
 import { Float, Timestamp, type Value } from '../value.js';
 
@@ -49,21 +49,60 @@ export function timestampValue(ts: Timestamp, format: TimestampFormat): Value {
 
 /** Serializes a value as JSON; non-finite floats become null, regexes their source string. */
 export function valueToJSONText(v: Value, format: TimestampFormat = 'rfc3339'): string {
-  if (format === 'rfc3339' && !hasRegex(v)) return JSON.stringify(v);
-  return writeJSONValue(v, format);
+  return format === 'rfc3339' ? writeDefault(v) : writeJSONValue(v, format);
 }
 
-function hasRegex(v: Value): boolean {
-  // cheap pre-check: regexes never leave a remap program in practice, so this is almost always false
-  if (v === null || typeof v !== 'object') return false;
-  if (v instanceof RegExp) return true;
-  if (v instanceof Float || v instanceof Timestamp) return false;
-  if (Array.isArray(v)) {
-    for (let i = 0; i < v.length; i++) if (hasRegex(v[i] as Value)) return true;
-    return false;
+/**
+ * JSON text of field names, by name: a name is escaped once, not once per event. Bounded, since
+ * names can come from the data (a map of user ids); past the bound names are escaped each time.
+ */
+const keyTexts = new Map<string, string>();
+const KEY_TEXTS_MAX = 4096;
+function keyText(k: string): string {
+  let t = keyTexts.get(k);
+  if (t === undefined) {
+    t = JSON.stringify(k) + ':';
+    if (keyTexts.size < KEY_TEXTS_MAX) keyTexts.set(k, t);
   }
-  for (const k in v) if (hasRegex(v[k] as Value)) return true;
-  return false;
+  return t;
+}
+
+/**
+ * The default form (RFC 3339 timestamps) by a walk: the same text `JSON.stringify` gives with the
+ * values' `toJSON`, without its slow path (a `toJSON` call per timestamp) and with regexes as their
+ * source. Field names come from {@link keyText}.
+ */
+function writeDefault(v: Value): string {
+  if (v === null) return 'null';
+  switch (typeof v) {
+    case 'string':
+      return JSON.stringify(v);
+    case 'number':
+      return Number.isFinite(v) ? String(v) : 'null';
+    case 'boolean':
+      return v ? 'true' : 'false';
+    case 'object':
+      break;
+    default:
+      // undefined inside an array, as JSON.stringify writes it
+      return 'null';
+  }
+  if (v instanceof Timestamp) return '"' + v.toString() + '"';
+  if (v instanceof Float) return plainFloat(v.value);
+  if (v instanceof RegExp) return JSON.stringify(v.source);
+  if (typeof (v as { toJSON?: unknown }).toJSON === 'function') return JSON.stringify(v);
+  if (Array.isArray(v)) {
+    let out = '[';
+    for (let i = 0; i < v.length; i++) out += (i ? ',' : '') + writeDefault(v[i] as Value);
+    return out + ']';
+  }
+  let out = '{';
+  for (const k in v) {
+    const x = v[k];
+    if (x === undefined) continue;
+    out += (out.length > 1 ? ',' : '') + keyText(k) + writeDefault(x);
+  }
+  return out + '}';
 }
 
 /** A finite float as JSON's shortest number text; non-finite floats are null. */
