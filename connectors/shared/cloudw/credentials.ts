@@ -4,9 +4,16 @@
  * credentials and config files with the profile, then the version-2 instance metadata service.
  * `auth.assume_role` then trades them for a role's at STS. Credentials that expire are looked up
  * again, in the same order, shortly before they do.
+ *
+ * The shared files are read by the SDK's `fromIni`, the role assumed by its `fromTemporaryCredentials`,
+ * and the SDK's `memoize` keeps what was found. The keys and the variables are plain values (the SDK's
+ * `fromEnv` reads only `process.env`, and the environment here is a parameter); the metadata client
+ * stays weir's own, see {@link fromImds}.
  */
-import { AssumeRoleCommand, STSClient } from '@aws-sdk/client-sts';
-import { readFile } from 'node:fs/promises';
+import { fromIni, fromTemporaryCredentials } from '@aws-sdk/credential-providers';
+import { loadSharedConfigFiles, memoize } from '@smithy/core/config';
+import { NodeHttpHandler } from '@smithy/node-http-handler';
+import { access, constants } from 'node:fs/promises';
 import { request as httpRequest } from 'node:http';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
@@ -42,13 +49,14 @@ export interface StsTarget {
   readonly endpoint?: string | undefined;
   readonly region?: string | undefined;
   /** The SDK request handler (TLS, proxy) of the component. */
-  readonly requestHandler?: unknown;
+  readonly requestHandler?: NodeHttpHandler | undefined;
 }
 
 /** Refresh this long before credentials expire (the SDK's own margin). */
 const EXPIRY_MARGIN_MS = 5 * 60_000;
 const DEFAULT_IMDS_ENDPOINT = 'http://169.254.169.254';
 const IMDS_TOKEN_TTL_SECS = 21_600;
+const quiet = { debug() {}, info() {}, warn() {}, error() {} };
 
 /** `CLOUDW_<name>`, else `AWS_<name>`; empty counts as unset. */
 export function cloudwEnv(env: Env, name: string): string | undefined {
@@ -60,7 +68,7 @@ export function cloudwEnv(env: Env, name: string): string | undefined {
 }
 
 /** The profile in effect: `auth.profile`, else `CLOUDW_PROFILE`/`AWS_PROFILE`, else `default` (spec 01 §2.2). */
-export const profileName = (auth: CloudwAuth, env: Env): string => auth.profile ?? cloudwEnv(env, 'PROFILE') ?? 'default';
+const profileName = (auth: CloudwAuth, env: Env): string => auth.profile ?? cloudwEnv(env, 'PROFILE') ?? 'default';
 
 interface Found {
   readonly creds?: CloudwCredentialIdentity;
@@ -93,44 +101,8 @@ function fromEnvironment(env: Env): Found {
   return { miss: 'CLOUDW_ACCESS_KEY_ID/CLOUDW_SECRET_ACCESS_KEY and AWS_ACCESS_KEY_ID/AWS_SECRET_ACCESS_KEY (not set)' };
 }
 
-/** Sections of an INI file: `[name]` → key → value (keys lowercased, `#`/`;` comments dropped). */
-export function parseIni(text: string): Map<string, Map<string, string>> {
-  const sections = new Map<string, Map<string, string>>();
-  let current: Map<string, string> | undefined;
-  // a key with no value opens sub-properties (`s3 =` then indented lines), which are not credentials
-  let nested = false;
-  for (const raw of text.split(/\r?\n/)) {
-    const line = raw.trim();
-    if (line === '' || line.startsWith('#') || line.startsWith(';')) continue;
-    const header = /^\[\s*([^\]]*?)\s*\]$/.exec(line);
-    if (header) {
-      const name = header[1] ?? '';
-      current = sections.get(name) ?? new Map<string, string>();
-      sections.set(name, current);
-      nested = false;
-      continue;
-    }
-    const eq = line.indexOf('=');
-    if (eq < 0 || !current) continue;
-    if (nested && /^\s/.test(raw)) continue;
-    const value = line.slice(eq + 1).trim();
-    nested = value === '';
-    current.set(line.slice(0, eq).trim().toLowerCase(), value);
-  }
-  return sections;
-}
-
-async function readIfExists(path: string): Promise<string | undefined> {
-  try {
-    return await readFile(path, 'utf8');
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-    throw new CredentialsError(`reading ${path}: ${(err as Error).message}`);
-  }
-}
-
 /** The shared files' paths: `auth.credentials_file`, the variables, else the per-user files. */
-export function sharedFilePaths(auth: CloudwAuth, env: Env): { credentials: string; config: string } {
+function sharedFilePaths(auth: CloudwAuth, env: Env): { credentials: string; config: string } {
   const home = env.HOME || homedir();
   return {
     credentials: auth.credentials_file ?? cloudwEnv(env, 'SHARED_CREDENTIALS_FILE') ?? join(home, '.aws', 'credentials'),
@@ -138,34 +110,44 @@ export function sharedFilePaths(auth: CloudwAuth, env: Env): { credentials: stri
   };
 }
 
+/** Whether a shared file is there; the SDK loader reads an absent and an unreadable file alike as empty. */
+async function present(path: string): Promise<boolean> {
+  try {
+    await access(path, constants.R_OK);
+    return true;
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return false;
+    throw new CredentialsError(`reading ${path}: ${(err as Error).message}`);
+  }
+}
+
 async function fromSharedFiles(auth: CloudwAuth, env: Env): Promise<Found> {
   const profile = profileName(auth, env);
   const paths = sharedFilePaths(auth, env);
-  const [credText, configText] = await Promise.all([readIfExists(paths.credentials), readIfExists(paths.config)]);
-  // the credentials file names a profile `[name]`, the config file `[profile name]` (and `[default]`)
-  const fromCred = credText === undefined ? undefined : parseIni(credText).get(profile);
-  const configSections = configText === undefined ? undefined : parseIni(configText);
-  const fromConfig = configSections?.get(`profile ${profile}`) ?? (profile === 'default' ? configSections?.get('default') : undefined);
-  for (const [section, file] of [
-    [fromCred, paths.credentials],
-    [fromConfig, paths.config],
-  ] as const) {
-    if (section?.has('credential_process')) {
+  const where = `shared credentials file ${paths.credentials} and config file ${paths.config}, profile "${profile}"`;
+  const found = await Promise.all([present(paths.credentials), present(paths.config)]);
+  if (!found.includes(true)) return { miss: `${where} (no such files)` };
+  // Looked at before fromIni, which would run credential_process or assume role_arn itself; only
+  // profiles with keys reach it. The config file's `[profile name]` arrives here as `name`.
+  const init = { profile, filepath: paths.credentials, configFilepath: paths.config };
+  const files = await loadSharedConfigFiles({ ...init, ignoreCache: true });
+  const sectionOf = (file: Record<string, Record<string, string | undefined>>) => (Object.hasOwn(file, profile) ? file[profile] : undefined);
+  const sections = [
+    [sectionOf(files.credentialsFile), paths.credentials],
+    [sectionOf(files.configFile), paths.config],
+  ] as const;
+  for (const [section, file] of sections) {
+    if (section?.credential_process !== undefined) {
       throw new CredentialsError(`profile "${profile}" in ${file} uses credential_process, which is not supported; give the keys in the file, the CLOUDW_* variables or auth.*`);
     }
   }
-  for (const [section, file] of [
-    [fromCred, paths.credentials],
-    [fromConfig, paths.config],
-  ] as const) {
-    const id = section?.get('aws_access_key_id');
-    const secret = section?.get('aws_secret_access_key');
-    if (id && secret) return { creds: { accessKeyId: id, secretAccessKey: secret, sessionToken: section?.get('aws_session_token') || undefined } };
-    if (section?.has('role_arn')) throw new CredentialsError(`profile "${profile}" in ${file} names role_arn, which is not supported there; set auth.assume_role`);
+  for (const [section, file] of sections) {
+    if (section?.role_arn !== undefined) throw new CredentialsError(`profile "${profile}" in ${file} names role_arn, which is not supported there; set auth.assume_role`);
   }
-  const where = `shared credentials file ${paths.credentials} and config file ${paths.config}, profile "${profile}"`;
-  if (credText === undefined && configText === undefined) return { miss: `${where} (no such files)` };
-  return { miss: `${where} (no keys for the profile)` };
+  const merged = { ...sections[1][0], ...sections[0][0] };
+  if (!merged.aws_access_key_id || !merged.aws_secret_access_key) return { miss: `${where} (no keys for the profile)` };
+  // ignoreCache off: fromIni parses the very text checked above, which the loader has just cached
+  return { creds: await fromIni({ ...init, ignoreCache: false })() };
 }
 
 interface ImdsOptions {
@@ -233,7 +215,17 @@ async function imdsOnce(o: ImdsOptions, signal: AbortSignal): Promise<CloudwCred
   return { accessKeyId: doc.AccessKeyId, secretAccessKey: doc.SecretAccessKey, sessionToken: doc.Token, expiration: expirationOf(doc.Expiration, 'instance metadata Expiration') };
 }
 
-async function fromInstanceMetadata(auth: CloudwAuth, env: Env, signal: AbortSignal): Promise<Found> {
+/**
+ * IMDSv2, in auth.imds.max_attempts whole attempts. This client stays weir's own: the SDK's
+ * `fromInstanceMetadata` takes its endpoint only from `process.env.AWS_EC2_METADATA_SERVICE_ENDPOINT`
+ * or the process's config file (there is no option), so neither CLOUDW_EC2_METADATA_SERVICE_ENDPOINT
+ * nor the environment given to {@link cloudwCredentials} could reach it; its `maxRetries` repeats the
+ * role and credentials requests but never the token request, whose failure it answers with IMDSv1;
+ * it has one socket `timeout` where weir has auth.imds.connect_timeout_seconds and
+ * read_timeout_seconds; and it takes no abort signal, so auth.load_timeout_secs could not end a
+ * stalled request.
+ */
+async function fromImds(auth: CloudwAuth, env: Env, signal: AbortSignal): Promise<Found> {
   if ((cloudwEnv(env, 'EC2_METADATA_DISABLED') ?? '').toLowerCase() === 'true') return { miss: 'instance metadata (disabled by CLOUDW_EC2_METADATA_DISABLED)' };
   const o: ImdsOptions = {
     endpoint: cloudwEnv(env, 'EC2_METADATA_SERVICE_ENDPOINT') ?? DEFAULT_IMDS_ENDPOINT,
@@ -257,7 +249,7 @@ async function fromInstanceMetadata(auth: CloudwAuth, env: Env, signal: AbortSig
 /** One pass through the chain, in the spec's order. */
 async function lookUp(auth: CloudwAuth, env: Env, signal: AbortSignal): Promise<CloudwCredentialIdentity> {
   const tried: string[] = [];
-  for (const source of [async () => fromConfigKeys(auth), async () => fromEnvironment(env), () => fromSharedFiles(auth, env), () => fromInstanceMetadata(auth, env, signal)]) {
+  for (const source of [async () => fromConfigKeys(auth), async () => fromEnvironment(env), () => fromSharedFiles(auth, env), () => fromImds(auth, env, signal)]) {
     const found = await source();
     if (found.creds) return found.creds;
     if (found.miss) tried.push(found.miss);
@@ -265,86 +257,86 @@ async function lookUp(auth: CloudwAuth, env: Env, signal: AbortSignal): Promise<
   throw new CredentialsNotFoundError(tried);
 }
 
-/** The STS endpoint for assume_role: `CLOUDW_ENDPOINT_URL_STS`, else the component's endpoint, else the region's. */
-function stsClientFor(auth: CloudwAuth, env: Env, target: StsTarget, base: CloudwCredentialIdentity): STSClient {
-  const endpoint = cloudwEnv(env, 'ENDPOINT_URL_STS') ?? target.endpoint;
-  const region = auth.region ?? target.region ?? cloudwEnv(env, 'DEFAULT_REGION') ?? cloudwEnv(env, 'REGION') ?? 'us-east-1';
-  return new STSClient({
-    region,
-    ...(endpoint ? { endpoint } : {}),
-    credentials: base,
-    maxAttempts: 1,
-    ...(target.requestHandler ? { requestHandler: target.requestHandler as never } : {}),
-    logger: { debug() {}, info() {}, warn() {}, error() {} },
-  });
+/** The component's request handler with the abort signal of the lookup under way: fromTemporaryCredentials sends AssumeRole without one. */
+function abortable(handler: NodeHttpHandler, signal: () => AbortSignal): Pick<NodeHttpHandler, 'handle' | 'updateHttpClientConfig' | 'httpHandlerConfigs'> {
+  return {
+    handle: (request, options) => handler.handle(request, { ...options, abortSignal: signal() }),
+    updateHttpClientConfig: (key, value) => handler.updateHttpClientConfig(key, value),
+    httpHandlerConfigs: () => handler.httpHandlerConfigs(),
+  };
 }
 
-async function assumeRole(auth: CloudwAuth, env: Env, target: StsTarget, base: CloudwCredentialIdentity, signal: AbortSignal): Promise<CloudwCredentialIdentity> {
+/**
+ * `auth.assume_role`: the chain's credentials (`base`) traded at STS, at `CLOUDW_ENDPOINT_URL_STS`,
+ * else the component's endpoint, else the region's. The chain runs first, so that finding nothing
+ * stays a {@link CredentialsNotFoundError}; what STS answers is a {@link CredentialsError} naming the role.
+ */
+function assumeRole(auth: CloudwAuth, env: Env, target: StsTarget, base: CloudwCredentialProvider, signal: () => AbortSignal): CloudwCredentialProvider {
   const role = auth.assume_role as string;
-  const sts = stsClientFor(auth, env, target, base);
+  const endpoint = cloudwEnv(env, 'ENDPOINT_URL_STS') ?? target.endpoint;
+  const provider = fromTemporaryCredentials({
+    params: {
+      RoleArn: role,
+      RoleSessionName: auth.session_name ?? cloudwEnv(env, 'ROLE_SESSION_NAME') ?? `weir-${Date.now()}`,
+      ...(auth.external_id ? { ExternalId: auth.external_id } : {}),
+    },
+    masterCredentials: base,
+    clientConfig: {
+      region: auth.region ?? target.region ?? cloudwEnv(env, 'DEFAULT_REGION') ?? cloudwEnv(env, 'REGION') ?? 'us-east-1',
+      ...(endpoint ? { endpoint } : {}),
+      maxAttempts: 1,
+      requestHandler: abortable(target.requestHandler ?? new NodeHttpHandler(), signal),
+    },
+    logger: quiet,
+  });
+  return async () => {
+    await base();
+    try {
+      return await provider();
+    } catch (err) {
+      throw new CredentialsError(`auth.assume_role ${role}: ${(err as Error).message}`);
+    }
+  };
+}
+
+const expiring = (c: CloudwCredentialIdentity): boolean => c.expiration !== undefined && c.expiration.getTime() - EXPIRY_MARGIN_MS <= Date.now();
+const expires = (c: CloudwCredentialIdentity): boolean => c.expiration !== undefined;
+
+/** `work` within `auth.load_timeout_secs`; past it, the signal aborts what is under way. */
+async function withinLoadTimeout<T>(auth: CloudwAuth, work: (signal: AbortSignal) => Promise<T>): Promise<T> {
+  const abort = new AbortController();
+  let timer: NodeJS.Timeout | undefined;
+  const expired = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => {
+      abort.abort();
+      reject(new CredentialsError(`loading credentials took longer than auth.load_timeout_secs (${auth.load_timeout_secs} s)`));
+    }, auth.load_timeout_secs * 1000);
+  });
   try {
-    const out = await sts.send(
-      new AssumeRoleCommand({
-        RoleArn: role,
-        RoleSessionName: auth.session_name ?? cloudwEnv(env, 'ROLE_SESSION_NAME') ?? `weir-${Date.now()}`,
-        ...(auth.external_id ? { ExternalId: auth.external_id } : {}),
-      }),
-      { abortSignal: signal },
-    );
-    const c = out.Credentials;
-    if (!c?.AccessKeyId || !c.SecretAccessKey) throw new CredentialsError(`auth.assume_role ${role}: STS answered without credentials`);
-    return { accessKeyId: c.AccessKeyId, secretAccessKey: c.SecretAccessKey, sessionToken: c.SessionToken, expiration: c.Expiration };
-  } catch (err) {
-    if (err instanceof CredentialsError) throw err;
-    throw new CredentialsError(`auth.assume_role ${role}: ${(err as Error).message}`);
+    return await Promise.race([work(abort.signal), expired]);
   } finally {
-    sts.destroy();
+    clearTimeout(timer);
   }
 }
 
-const isFresh = (c: CloudwCredentialIdentity, now: number): boolean => c.expiration === undefined || c.expiration.getTime() - EXPIRY_MARGIN_MS > now;
-
 /**
  * The credential provider of one component: the chain (then assume_role) within
- * `auth.load_timeout_secs`, memoized until shortly before the credentials expire; concurrent
- * callers share one lookup. Rejects with {@link CredentialsNotFoundError} naming every source tried.
+ * `auth.load_timeout_secs`, kept until shortly before the credentials expire; concurrent callers
+ * share one lookup. Rejects with {@link CredentialsNotFoundError} naming every source tried.
  */
 export function cloudwCredentials(auth: CloudwAuth, env: Env = process.env, target: StsTarget = {}): CloudwCredentialProvider {
-  let cached: CloudwCredentialIdentity | undefined;
-  let pending: Promise<CloudwCredentialIdentity> | undefined;
-  const load = async (): Promise<CloudwCredentialIdentity> => {
-    const abort = new AbortController();
-    const limitMs = auth.load_timeout_secs * 1000;
-    let timer: NodeJS.Timeout | undefined;
-    const expired = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => {
-        abort.abort();
-        reject(new CredentialsError(`loading credentials took longer than auth.load_timeout_secs (${auth.load_timeout_secs} s)`));
-      }, limitMs);
-    });
-    try {
-      const work = (async () => {
-        const base = await lookUp(auth, env, abort.signal);
-        return auth.assume_role === undefined ? base : assumeRole(auth, env, target, base, abort.signal);
-      })();
-      return await Promise.race([work, expired]);
-    } finally {
-      clearTimeout(timer);
-    }
-  };
-  return () => {
-    if (cached && isFresh(cached, Date.now())) return Promise.resolve(cached);
-    pending ??= load().then(
-      (c) => {
-        cached = c;
-        pending = undefined;
-        return c;
-      },
-      (err: unknown) => {
-        pending = undefined;
-        throw err;
-      },
-    );
-    return pending;
-  };
+  // the signal of the lookup under way; memoize runs one lookup at a time
+  let signal = new AbortController().signal;
+  const chain: CloudwCredentialProvider = () => lookUp(auth, env, signal);
+  const load = auth.assume_role === undefined ? chain : assumeRole(auth, env, target, memoize(chain, expiring, expires), () => signal);
+  const provider = memoize(
+    () =>
+      withinLoadTimeout(auth, (s) => {
+        signal = s;
+        return load();
+      }),
+    expiring,
+    expires,
+  );
+  return () => provider();
 }

@@ -1,5 +1,6 @@
+import { NodeHttpHandler } from '@smithy/node-http-handler';
 import { expect } from 'chai';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import * as v from 'valibot';
@@ -78,6 +79,43 @@ describe('cloudw credentials', () => {
       const err = await cloudwCredentials(auth(), { ...bare, CLOUDW_SHARED_CREDENTIALS_FILE: file })().catch((e: unknown) => e);
       expect(err).to.be.instanceOf(CredentialsError);
       expect((err as Error).message).to.match(/profile "default" in .*creds-process uses credential_process, which is not supported/);
+    });
+
+    it('refuses credential_process in the config file too, and runs nothing', async () => {
+      const marker = join(dir, 'process-ran');
+      const creds = join(dir, 'creds-with-process-config');
+      const config = join(dir, 'config-process');
+      writeFileSync(creds, '[p]\naws_access_key_id = AKP\naws_secret_access_key = p\n');
+      writeFileSync(config, `[profile p]\ncredential_process = touch ${marker}\n`);
+      const err = await cloudwCredentials(auth({ profile: 'p' }), { ...bare, CLOUDW_SHARED_CREDENTIALS_FILE: creds, CLOUDW_CONFIG_FILE: config })().catch((e: unknown) => e);
+      expect(err).to.be.instanceOf(CredentialsError);
+      expect((err as Error).message).to.match(/profile "p" in .*config-process uses credential_process/);
+      expect(existsSync(marker)).to.equal(false);
+    });
+
+    it('refuses role_arn in the profile, beside keys too, and sends nothing to STS', async () => {
+      const file = join(dir, 'creds-role');
+      writeFileSync(file, '[base]\naws_access_key_id = AKB\naws_secret_access_key = b\n[r]\naws_access_key_id = AKR\naws_secret_access_key = r\nrole_arn = arn:aws:iam::123456789012:role/x\nsource_profile = base\n');
+      const err = await cloudwCredentials(auth({ profile: 'r' }), { ...bare, CLOUDW_SHARED_CREDENTIALS_FILE: file })().catch((e: unknown) => e);
+      expect(err).to.be.instanceOf(CredentialsError);
+      expect((err as Error).message).to.match(/profile "r" in .*creds-role names role_arn, which is not supported there/);
+    });
+
+    it('counts a profile without keys (single sign-on) as a miss and goes on', async () => {
+      const config = join(dir, 'config-sso');
+      writeFileSync(config, '[profile s]\nsso_session = corp\nsso_account_id = 123456789012\nsso_role_name = reader\n[sso-session corp]\nsso_start_url = https://example.invalid/start\nsso_region = us-east-1\n');
+      const err = await cloudwCredentials(auth({ profile: 's', imds: { max_attempts: 1 } }), { ...bare, CLOUDW_CONFIG_FILE: config })().catch((e: unknown) => e);
+      expect(err).to.be.instanceOf(CredentialsNotFoundError);
+      expect((err as Error).message).to.contain('profile "s" (no keys for the profile)').and.contain('instance metadata');
+    });
+
+    it('reads the shared files again for each lookup', async () => {
+      const file = join(dir, 'creds-rotated');
+      writeFileSync(file, '[default]\naws_access_key_id = AKFIRST\naws_secret_access_key = 1\n');
+      const env = { ...bare, CLOUDW_SHARED_CREDENTIALS_FILE: file };
+      expect(await cloudwCredentials(auth(), env)()).to.include({ accessKeyId: 'AKFIRST' });
+      writeFileSync(file, '[default]\naws_access_key_id = AKSECOND\naws_secret_access_key = 2\n');
+      expect(await cloudwCredentials(auth(), env)()).to.include({ accessKeyId: 'AKSECOND' });
     });
 
     it('names every source tried when none has credentials', async () => {
@@ -182,6 +220,8 @@ describe('cloudw credentials', () => {
         roles: [
           { arn: 'arn:aws:iam::123456789012:role/writer', issue: () => ({ accessKeyId: `ASIAROLE${++issued}`, secretAccessKey: 'role-secret', sessionToken: 'role-token' }) },
           { arn: 'arn:aws:iam::123456789012:role/guarded', externalId: 'ext-1', issue: () => ({ accessKeyId: 'ASIAGUARD', secretAccessKey: 'g', sessionToken: 'gt' }) },
+          // expires inside the refresh margin, so every use assumes it again
+          { arn: 'arn:aws:iam::123456789012:role/brief', issue: () => ({ accessKeyId: `ASIABRIEF${++issued}`, secretAccessKey: 'b', sessionToken: 'bt', expiration: new Date(Date.now() + 60_000) }) },
         ],
       });
     });
@@ -211,6 +251,39 @@ describe('cloudw credentials', () => {
       const err = await cloudwCredentials(a, bare, { endpoint: sts.url })().catch((e: unknown) => e);
       expect(err).to.be.instanceOf(CredentialsError);
       expect((err as Error).message).to.contain('auth.assume_role arn:aws:iam::123456789012:role/writer').and.contain('signature');
+    });
+    it('assumes the role again when its credentials expire, and keeps them while they are fresh', async () => {
+      const base = { access_key_id: 'AKBASE', secret_access_key: 'base-secret' };
+      const brief = cloudwCredentials(auth({ ...base, assume_role: 'arn:aws:iam::123456789012:role/brief' }), bare, { endpoint: sts.url });
+      const first = await brief();
+      const second = await brief();
+      expect(second.accessKeyId).to.not.equal(first.accessKeyId);
+      const lasting = cloudwCredentials(auth({ ...base, assume_role: 'arn:aws:iam::123456789012:role/writer' }), bare, { endpoint: sts.url });
+      const calls = sts.assumed.length;
+      const a = await lasting();
+      expect(await lasting()).to.include({ accessKeyId: a.accessKeyId });
+      expect(sts.assumed.length).to.equal(calls + 1);
+    });
+
+    it('ends a stalled AssumeRole at auth.load_timeout_secs, aborting it on the component request handler', async () => {
+      const handler = new NodeHttpHandler();
+      const signals: (AbortSignal | undefined)[] = [];
+      const handle = handler.handle.bind(handler);
+      handler.handle = (request, options) => {
+        signals.push(options?.abortSignal as AbortSignal | undefined);
+        return handle(request, options);
+      };
+      sts.fault = () => 'stall';
+      try {
+        const a = auth({ access_key_id: 'AKBASE', secret_access_key: 'base-secret', assume_role: 'arn:aws:iam::123456789012:role/writer', load_timeout_secs: 1 });
+        const err = await cloudwCredentials(a, bare, { endpoint: sts.url, requestHandler: handler })().catch((e: unknown) => e);
+        expect((err as Error).message).to.contain('auth.load_timeout_secs (1 s)');
+        expect(signals).to.have.length(1);
+        expect(signals[0]?.aborted).to.equal(true);
+      } finally {
+        sts.fault = undefined;
+        handler.destroy();
+      }
     });
   });
 
