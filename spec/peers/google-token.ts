@@ -72,6 +72,8 @@ export interface GoogleTokenPeer {
   readonly refusals: string[];
   /** Lifetime of the tokens issued from now on, in seconds (default 3600). */
   expiresIn: number;
+  /** The `aud` an assertion must carry: `tokenUri` unless the endpoint is reached through a front (TLS). */
+  audience: string;
   /** Service accounts whose signature is accepted (by client email). */
   trust(account: { email: string; publicKey: KeyObject | string }): void;
   /** Whether `authorization` carries a live token issued for `scope`. */
@@ -89,7 +91,7 @@ export async function startGoogleTokenPeer(): Promise<GoogleTokenPeer> {
   const issued = new Map<string, IssuedToken>();
   const assertions: Record<string, unknown>[] = [];
   const refusals: string[] = [];
-  const state = { expiresIn: 3600, tokenUri: '' };
+  const state = { expiresIn: 3600, tokenUri: '', audience: '' };
   const issue = (scope: string, via: IssuedToken['via']): PeerResponse => {
     const token = `ya29.${randomBytes(24).toString('base64url')}`;
     issued.set(token, { scope, expiresAt: Date.now() + state.expiresIn * 1000, via });
@@ -118,7 +120,7 @@ export async function startGoogleTokenPeer(): Promise<GoogleTokenPeer> {
     if (!key) return refuse(`Invalid JWT: unknown issuer ${String(claims.iss)}`);
     const ok = createVerify('RSA-SHA256').update(`${parts[0]}.${parts[1]}`).verify(key, b64url(parts[2]!));
     if (!ok) return refuse('Invalid JWT Signature.');
-    if (claims.aud !== state.tokenUri) return refuse(`Invalid JWT: aud ${String(claims.aud)} is not ${state.tokenUri}`);
+    if (claims.aud !== state.audience) return refuse(`Invalid JWT: aud ${String(claims.aud)} is not ${state.audience}`);
     const now = Math.floor(Date.now() / 1000);
     if (typeof claims.exp !== 'number' || claims.exp <= now) return refuse('Invalid JWT: Token must be a short-lived token and in a reasonable timeframe');
     if (typeof claims.iat !== 'number' || claims.iat > now + 60 || claims.exp - claims.iat > 3600) return refuse('Invalid JWT: iat/exp out of range');
@@ -136,6 +138,7 @@ export async function startGoogleTokenPeer(): Promise<GoogleTokenPeer> {
     return { status: 404, body: 'Not Found' };
   });
   state.tokenUri = `${http.url}/token`;
+  state.audience = state.tokenUri;
   return {
     http,
     tokenUri: state.tokenUri,
@@ -148,6 +151,12 @@ export async function startGoogleTokenPeer(): Promise<GoogleTokenPeer> {
     },
     set expiresIn(s: number) {
       state.expiresIn = s;
+    },
+    get audience() {
+      return state.audience;
+    },
+    set audience(a: string) {
+      state.audience = a;
     },
     trust: (a) => keys.set(a.email, typeof a.publicKey === 'string' ? createPublicKey(a.publicKey) : a.publicKey),
     check(authorization, scope) {

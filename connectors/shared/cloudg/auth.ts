@@ -6,8 +6,12 @@
  * (401) is dropped and fetched again.
  */
 import type { OAuth2Client } from 'google-auth-library';
+import type { TlsConfig } from '../../../lib/config/shared.js';
+import { type HttpClient, createHttpClient } from '../../../lib/net/http-client.js';
+import type { ProxySettings } from '../../../lib/net/proxy.js';
 import { metadataClient, metadataHost } from './metadata.js';
 import { readServiceAccountKey, serviceAccountClient } from './service-account.js';
+import { clientFetch } from './token-fetch.js';
 import type { CloudgAuthConfig } from './options.js';
 
 /** OAuth scopes (reference sinks §0.10). */
@@ -32,26 +36,39 @@ export interface CloudgAuth {
   invalidate(): void;
   /** Obtains a token now; rejects naming the source and everything tried before it. */
   check(): Promise<void>;
+  /** Closes the connections of token requests. */
+  close(): Promise<void>;
+}
+
+/** How token requests to a key file's `token_uri` connect: the sink's `tls` and proxy settings. */
+export interface TokenTransport {
+  readonly tls?: TlsConfig | undefined;
+  readonly proxy?: ProxySettings | undefined;
 }
 
 /**
  * Chooses the credentials by what is configured. A key file is read when the first token is
  * needed, so a file that cannot be read or used fails the health check (and the requests), naming it.
  */
-export function createCloudgAuth(config: CloudgAuthConfig, scope: string, env: NodeJS.ProcessEnv = process.env): CloudgAuth {
+export function createCloudgAuth(config: CloudgAuthConfig, scope: string, env: NodeJS.ProcessEnv = process.env, transport: TokenTransport = {}): CloudgAuth {
   const tried: string[] = [];
-  const keyFile = (path: string) => () => serviceAccountClient(readServiceAccountKey(path), scope);
-  if (config.credentials_path) return tokenAuth('credentials_path', tried, `credentials_path ${config.credentials_path}`, keyFile(config.credentials_path));
+  const net: { client?: HttpClient } = {};
+  const keyFile = (path: string) => () => {
+    const key = readServiceAccountKey(path);
+    net.client ??= createHttpClient({ tls: transport.tls, proxy: transport.proxy });
+    return serviceAccountClient(key, scope, clientFetch(net.client));
+  };
+  if (config.credentials_path) return tokenAuth('credentials_path', tried, `credentials_path ${config.credentials_path}`, keyFile(config.credentials_path), net);
   tried.push('credentials_path (unset)');
   if (config.api_key) return apiKeyAuth(config.api_key, tried);
   tried.push('api_key (unset)');
   for (const name of ['CLOUDG_APPLICATION_CREDENTIALS', 'GOOGLE_APPLICATION_CREDENTIALS'] as const) {
     const path = env[name];
-    if (path) return tokenAuth(name, tried, `${name}=${path}`, keyFile(path));
+    if (path) return tokenAuth(name, tried, `${name}=${path}`, keyFile(path), net);
     tried.push(`${name} (unset)`);
   }
   const host = metadataHost(env);
-  return tokenAuth('metadata', tried, `the instance service account at metadata server ${host}`, () => metadataClient(host, scope));
+  return tokenAuth('metadata', tried, `the instance service account at metadata server ${host}`, () => metadataClient(host, scope), net);
 }
 
 function apiKeyAuth(key: string, tried: string[]): CloudgAuth {
@@ -67,10 +84,11 @@ function apiKeyAuth(key: string, tried: string[]): CloudgAuth {
     headers: async () => ({}),
     invalidate: () => undefined,
     check: async () => undefined,
+    close: async () => undefined,
   };
 }
 
-function tokenAuth(source: CredentialSource, tried: string[], what: string, makeClient: () => OAuth2Client): CloudgAuth {
+function tokenAuth(source: CredentialSource, tried: string[], what: string, makeClient: () => OAuth2Client, net: { client?: HttpClient }): CloudgAuth {
   let client: OAuth2Client | undefined;
   const token = async (): Promise<string> => {
     try {
@@ -93,6 +111,9 @@ function tokenAuth(source: CredentialSource, tried: string[], what: string, make
     },
     check: async () => {
       await token();
+    },
+    close: async () => {
+      await net.client?.close();
     },
   };
 }

@@ -46,9 +46,10 @@ export function readServiceAccountKey(path: string): ServiceAccountKey {
   };
 }
 
-/** A JWT client that exchanges its assertion at `key.token_uri`, audience included. */
-export function serviceAccountClient(key: ServiceAccountKey, scope: string): JWT {
+/** A JWT client that exchanges its assertion at `key.token_uri`, audience included, through `fetchImplementation` when given. */
+export function serviceAccountClient(key: ServiceAccountKey, scope: string, fetchImplementation?: typeof fetch): JWT {
   const jwt = new JWT({
+    ...(fetchImplementation ? { transporterOptions: { fetchImplementation } } : {}),
     email: key.client_email,
     key: key.private_key,
     ...(key.private_key_id ? { keyId: key.private_key_id } : {}),

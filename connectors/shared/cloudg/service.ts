@@ -5,10 +5,11 @@
  */
 import type { GlobalOptions } from '../../../lib/config/global.js';
 import type { ProxyConfig, TlsConfig } from '../../../lib/config/shared.js';
+import { resolveProxy } from '../../../lib/net/proxy.js';
 import { type HttpService, createHttpService } from '../http/service.js';
 import { HttpStatusError, isRetriableTransportError, statusVerdict } from '../http/status.js';
 import type { Verdict } from '../request-sink.js';
-import { type CloudgAuth, CredentialsError } from './auth.js';
+import { type CloudgAuth, CredentialsError, type TokenTransport } from './auth.js';
 
 /** The service of one sink; every attempt carries a current token (none with an API key). */
 export function createCloudgService(
@@ -18,6 +19,12 @@ export function createCloudgService(
 ): HttpService {
   return createHttpService({ tls: opts.tls, proxy: opts.proxy, globals, headers: [opts.headers], sign: () => auth.headers() });
 }
+
+/** Token requests connect as the sink does: its `tls` and proxy settings. */
+export const tokenTransport = (config: { tls?: TlsConfig | undefined; proxy?: ProxyConfig | undefined }, globals: Pick<GlobalOptions, 'proxy'>): TokenTransport => ({
+  tls: config.tls,
+  proxy: resolveProxy(config.proxy, globals.proxy),
+});
 
 /** The verdict of an answer: §0.4's status rule, except that a 401 drops the token and is retried. */
 export function cloudgVerdict<R>(auth: CloudgAuth): (res: { readonly status: number; readonly body: string }) => Verdict<R> {

@@ -6,7 +6,7 @@ import { createCompressor } from '../../../lib/net/compression.js';
 import type { HttpResponse } from '../../../lib/net/http-client.js';
 import { batchLimits } from '../../../operators/batch-by.js';
 import { type CloudgAuth, SCOPES, createCloudgAuth } from '../../shared/cloudg/auth.js';
-import { cloudgHealthcheck, cloudgVerdict, createCloudgService, isRetriableCloudgError } from '../../shared/cloudg/service.js';
+import { cloudgHealthcheck, cloudgVerdict, createCloudgService, isRetriableCloudgError, tokenTransport } from '../../shared/cloudg/service.js';
 import type { HttpService } from '../../shared/http/service.js';
 import { createObjectBodyEncoder } from '../../shared/object-storage/body.js';
 import { createObjectNamer } from '../../shared/object-storage/naming.js';
@@ -19,9 +19,9 @@ import { createObjectUploader } from './upload.js';
 const service = (config: CloudgObjectStorageConfig, auth: CloudgAuth, ctx: Pick<ComponentContext, 'globals'>): HttpService =>
   createCloudgService(auth, { tls: config.tls, proxy: config.proxy, headers: config.request.headers }, ctx.globals);
 
-/** Builds the sink; a credentials file that cannot be read fails here, naming it. */
+/** Builds the sink; the credentials give their first token when the first request (or the health check) needs it. */
 export function buildCloudgObjectStorageSink(config: CloudgObjectStorageConfig, ctx: SinkContext, env: NodeJS.ProcessEnv = process.env): OperatorFunction<EventBatch, Delivery> {
-  const auth = createCloudgAuth(config, SCOPES.storage, env);
+  const auth = createCloudgAuth(config, SCOPES.storage, env, tokenTransport(config, ctx.globals));
   const http = service(config, auth, ctx);
   const body = createObjectBodyEncoder(config.encoding, config.framing, ctx.globals.log_schema);
   const compressor = createCompressor(config.compression);
@@ -43,7 +43,10 @@ export function buildCloudgObjectStorageSink(config: CloudgObjectStorageConfig, 
       send: (req, signal) => upload(req, signal),
       classify: cloudgVerdict<ObjectRequest>(auth),
       isRetriableError: isRetriableCloudgError,
-      close: () => http.close(),
+      close: async () => {
+        await http.close();
+        await auth.close();
+      },
     },
     { limits: batchLimits(config.batch), request: config.request },
     ctx,
@@ -53,12 +56,13 @@ export function buildCloudgObjectStorageSink(config: CloudgObjectStorageConfig, 
 /** reference sinks §7: `HEAD /<bucket>/`; 403 "forbidden", 404 "bucket not found"; never retried. */
 export async function cloudgObjectStorageHealthcheck(config: CloudgObjectStorageConfig, ctx: Pick<ComponentContext, 'globals'>, env: NodeJS.ProcessEnv = process.env): Promise<void> {
   if (config.healthcheck.enabled === false) return;
-  const auth = createCloudgAuth(config, SCOPES.storage, env);
+  const auth = createCloudgAuth(config, SCOPES.storage, env, tokenTransport(config, ctx.globals));
   const http = service(config, auth, ctx);
   try {
     const url = `${config.endpoint.replace(/\/+$/, '')}/${config.bucket}/`;
     await cloudgHealthcheck(http, auth, { method: 'HEAD', url, notFound: 'bucket not found', timeoutMs: config.request.timeout_secs * 1000 });
   } finally {
     await http.close();
+    await auth.close();
   }
 }

@@ -5,7 +5,7 @@ import type { Delivery, EventBatch } from '../../../lib/event.js';
 import type { HttpResponse } from '../../../lib/net/http-client.js';
 import { batchLimits } from '../../../operators/batch-by.js';
 import { type CloudgAuth, SCOPES, createCloudgAuth } from '../../shared/cloudg/auth.js';
-import { cloudgHealthcheck, cloudgVerdict, createCloudgService, isRetriableCloudgError } from '../../shared/cloudg/service.js';
+import { cloudgHealthcheck, cloudgVerdict, createCloudgService, isRetriableCloudgError, tokenTransport } from '../../shared/cloudg/service.js';
 import type { HttpService } from '../../shared/http/service.js';
 import { requestSink } from '../../shared/request-sink.js';
 import type { CloudgPubsubConfig } from './config.js';
@@ -19,9 +19,9 @@ export const topicUrl = (config: Pick<CloudgPubsubConfig, 'endpoint' | 'project'
 const service = (config: CloudgPubsubConfig, auth: CloudgAuth, ctx: Pick<ComponentContext, 'globals'>): HttpService =>
   createCloudgService(auth, { tls: config.tls, proxy: config.proxy, headers: { 'content-type': 'application/json', ...config.request.headers } }, ctx.globals);
 
-/** Builds the sink; a credentials file that cannot be read fails here, naming it. */
+/** Builds the sink; the credentials give their first token when the first request (or the health check) needs it. */
 export function buildCloudgPubsubSink(config: CloudgPubsubConfig, ctx: SinkContext, env: NodeJS.ProcessEnv = process.env): OperatorFunction<EventBatch, Delivery> {
-  const auth = createCloudgAuth(config, SCOPES.pubsub, env);
+  const auth = createCloudgAuth(config, SCOPES.pubsub, env, tokenTransport(config, ctx.globals));
   const http = service(config, auth, ctx);
   const encoder = createPubsubEncoder(config, ctx.globals.log_schema);
   const url = auth.url(`${topicUrl(config)}:publish`);
@@ -44,7 +44,10 @@ export function buildCloudgPubsubSink(config: CloudgPubsubConfig, ctx: SinkConte
         };
       },
       isRetriableError: isRetriableCloudgError,
-      close: () => http.close(),
+      close: async () => {
+        await http.close();
+        await auth.close();
+      },
     },
     { limits: batchLimits(config.batch), request: config.request, rejectOversize: true },
     ctx,
@@ -54,11 +57,12 @@ export function buildCloudgPubsubSink(config: CloudgPubsubConfig, ctx: SinkConte
 /** reference sinks §12: `GET` the topic; 403 "forbidden", 404 "topic not found"; never retried. */
 export async function cloudgPubsubHealthcheck(config: CloudgPubsubConfig, ctx: Pick<ComponentContext, 'globals'>, env: NodeJS.ProcessEnv = process.env): Promise<void> {
   if (config.healthcheck.enabled === false) return;
-  const auth = createCloudgAuth(config, SCOPES.pubsub, env);
+  const auth = createCloudgAuth(config, SCOPES.pubsub, env, tokenTransport(config, ctx.globals));
   const http = service(config, auth, ctx);
   try {
     await cloudgHealthcheck(http, auth, { method: 'GET', url: topicUrl(config), notFound: 'topic not found', timeoutMs: config.request.timeout_secs * 1000 });
   } finally {
     await http.close();
+    await auth.close();
   }
 }

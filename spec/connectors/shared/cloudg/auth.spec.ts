@@ -1,8 +1,11 @@
 import { expect } from 'chai';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { createServer as createHttpsServer } from 'node:https';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { SCOPES, createCloudgAuth } from '../../../../connectors/shared/cloudg/auth.js';
+import { makeTestCerts } from '../../../helpers/certs.js';
 import { freePort } from '../../../helpers/free-port.js';
 import { type GoogleTokenPeer, type TestServiceAccount, generateServiceAccount, startGoogleTokenPeer } from '../../../peers/google-token.js';
 
@@ -124,5 +127,38 @@ describe('connectors/shared/cloudg: credentials in the spec order, tokens from g
     const t2 = bearer(await auth.headers())!;
     expect(t2).to.not.equal(t1);
     expect(peer.check(`Bearer ${t2}`, SCOPES.pubsub)).to.equal('ok');
+  });
+
+  it('a token_uri behind TLS with a private CA: the exchange uses the sink tls settings (ca_file)', async () => {
+    const certs = makeTestCerts();
+    // an HTTPS front of the token endpoint, as a private deployment would run it
+    const front = createHttpsServer({ cert: readFileSync(certs.serverCrt), key: readFileSync(certs.serverKey) }, (req, res) => {
+      const chunks: Buffer[] = [];
+      req.on('data', (c: Buffer) => chunks.push(c));
+      req.on('end', () => {
+        void fetch(peer.tokenUri, { method: 'POST', headers: { 'content-type': String(req.headers['content-type']) }, body: Buffer.concat(chunks) }).then(async (r) => {
+          res.writeHead(r.status, { 'content-type': 'application/json' });
+          res.end(await r.text());
+        });
+      });
+    });
+    await new Promise<void>((r) => front.listen(0, '127.0.0.1', r));
+    const frontUri = `https://127.0.0.1:${(front.address() as AddressInfo).port}/token`;
+    peer.audience = frontUri;
+    try {
+      const file = account.writeKeyFile(tmp, frontUri, 'private-ca.json');
+      const trusted = createCloudgAuth({ credentials_path: file }, SCOPES.pubsub, {}, { tls: { ca_file: certs.caCrt } });
+      expect(peer.check(`Bearer ${bearer(await trusted.headers())}`, SCOPES.pubsub)).to.equal('ok');
+      expect(peer.assertions.at(-1)).to.include({ aud: frontUri });
+      await trusted.close();
+      const untrusted = createCloudgAuth({ credentials_path: file }, SCOPES.pubsub, {});
+      const err = await untrusted.check().then(() => undefined, (e: Error) => e);
+      expect(err?.message).to.include(`credentials_path ${file}`).and.match(/certificate/i);
+      await untrusted.close();
+    } finally {
+      peer.audience = peer.tokenUri;
+      await new Promise((r) => front.close(r));
+      certs.remove();
+    }
   });
 });
