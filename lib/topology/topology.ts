@@ -44,6 +44,8 @@ interface SourceNode extends Running<'source'> {
   readonly stop$: Subject<void>;
   sub?: Subscription;
   done: Promise<void>;
+  /** Stopped by a reload that rebuilds it: its outputs stay open for the new one. */
+  replacing?: boolean;
 }
 
 type InputPort = Port & { upstreams: Set<Fanout> };
@@ -153,7 +155,22 @@ export class Topology {
     return this.apply(config, graph);
   }
 
-  private async apply(config: Config, graph: Graph): Promise<Changes> {
+  /** The configuration change being applied: one at a time, and whenFinished waits for it. */
+  private applying: Promise<unknown> = Promise.resolve();
+  private pendingApplies = 0;
+
+  /** Applies configurations in the order given, each after the previous one settled. */
+  private apply(config: Config, graph: Graph): Promise<Changes> {
+    const run = this.applying.then(
+      () => this.applyNow(config, graph),
+      () => this.applyNow(config, graph),
+    );
+    this.pendingApplies++;
+    this.applying = run.finally(() => this.pendingApplies--).catch(() => undefined);
+    return run;
+  }
+
+  private async applyNow(config: Config, graph: Graph): Promise<Changes> {
     const changes = this.diff(config, graph);
     // Build everything new first: a component that fails to build leaves the running topology untouched.
     const built = await this.buildComponents(config, graph, changes);
@@ -237,6 +254,7 @@ export class Topology {
     for (const id of stopping) {
       const n = this.nodes.get(id)!;
       if (n.kind === 'source') {
+        if (!changes.removed.includes(id)) n.replacing = true;
         n.stop$.next();
         n.stop$.complete();
         // a removed source's output goes away: let it drain into it first; a changed source
@@ -351,7 +369,7 @@ export class Topology {
     n.done = new Promise((r) => (resolve = r));
     const id = n.cfg.id;
     const finish = () => {
-      if (this.nodes.get(id) === n) this.endOutputs(id);
+      if (this.nodes.get(id) === n && !n.replacing) this.endOutputs(id);
       resolve();
     };
     try {
@@ -516,12 +534,18 @@ export class Topology {
 
   /**
    * Resolves when every current sink finished (all sources completed on their own and everything
-   * drained). A reload replaces sinks, so the set is checked again after each wait.
+   * drained). A reload replaces sinks, so the set is checked again after each wait and after any
+   * reload in progress.
    */
   async whenFinished(): Promise<void> {
     for (;;) {
       const sinks = [...this.nodes.values()].filter((n): n is SinkNode => n.kind === 'sink');
       await Promise.all(sinks.map((n) => n.done));
+      // a reload stops the sinks it rebuilds before it puts the new ones in: wait for it to settle
+      if (this.pendingApplies > 0) {
+        await this.applying;
+        continue;
+      }
       const now = [...this.nodes.values()].filter((n): n is SinkNode => n.kind === 'sink');
       if (now.length === sinks.length && now.every((n, i) => n === sinks[i] && n.done === sinks[i]!.done)) return;
     }

@@ -127,6 +127,24 @@ describe('topology', () => {
     await topo.stop(1000);
   });
 
+  it('reload of a global option rebuilds everything without the topology counting as finished', async () => {
+    const config = (timezone: string) =>
+      configFromObject({ timezone, sources: { in: { type: 'test_feed' } }, sinks: { out: { type: 'test_collect', inputs: ['in'] } } }, testCatalog);
+    const topo = new Topology({ log: quiet() });
+    await topo.start(config('UTC'));
+    let finished = false;
+    void topo.whenFinished().then(() => (finished = true));
+    const first = topo.reload(config('Europe/Berlin'));
+    const second = topo.reload(config('Asia/Tokyo'));
+    expect((await first).changed).to.deep.equal(['in', 'out']);
+    expect((await second).changed).to.deep.equal(['in', 'out']);
+    for (let i = 0; i < 20; i++) await new Promise((r) => setImmediate(r));
+    expect(finished, 'the sinks a reload replaced are not the end of the topology').to.equal(false);
+    feeds.get('in')!.next([ev('after')]);
+    await until(() => messages('out').includes('after'), 10_000, 'an event through the rebuilt pipeline');
+    await topo.stop(1000);
+  });
+
   it('an invalid reload keeps the running topology', async () => {
     const topo = new Topology({ log: quiet() });
     await topo.start(configFromObject({ sources: { in: { type: 'test_feed' } }, sinks: { out: { type: 'test_collect', inputs: ['in'] } } }, testCatalog));
