@@ -56,8 +56,12 @@ export interface RecordBuilder {
   append(e: Event): void;
   /** Removes the event appended last (drop_newest found it does not fit). */
   undo(): void;
-  /** Returns the record's bytes (an owned copy) and starts an empty one. */
-  seal(): Buffer;
+  /**
+   * Returns the record's bytes (never written to again) and starts an empty one. With `checksum`
+   * false the record is complete only after {@link RecordFormat.checksum}: a record its sink
+   * settles before the write begins never needs it.
+   */
+  seal(checksum?: boolean): Buffer;
 }
 
 /** An on-disk record layout: spec 01 §9, `disk` = version 2, `disk_v1` = version 1. */
@@ -72,50 +76,67 @@ export interface RecordFormat {
   countOf(record: Buffer): number;
   /** All events of a record; throws {@link DecodeError} on damage. */
   decode(record: Buffer): Event[];
+  /** Completes a record sealed without its checksum (formats that have one). */
+  checksum?(record: Buffer): void;
 }
 
 const V2 = 2;
 /** version u8, CRC-32 u32 over the rest, event count u32. */
 const V2_HEADER = 9;
 
+/** Records are carved one after another from slabs of this size: sealing one copies nothing. */
+const SLAB_BYTES = 2 * 1024 * 1024;
+/** A record starts in a fresh slab when less than this is left, so a full record fits whole. */
+const SLAB_ROOM = 320 * 1024;
+
+const checksumV2 = (record: Buffer): void => {
+  record.writeUInt32BE(crc32(record.subarray(5)), 1);
+};
+
 class BinaryRecordBuilder implements RecordBuilder {
-  private readonly w = new ByteWriter(64 * 1024);
+  private readonly w = new ByteWriter(SLAB_BYTES);
+  /** Where the open record starts in the slab. */
+  private start = 0;
   private prev: Event | undefined = undefined;
   private lastPos = 0;
   private lastPrev: Event | undefined = undefined;
   count = 0;
   get bytes(): number {
-    return this.count === 0 ? 0 : this.w.pos;
+    return this.count === 0 ? 0 : this.w.pos - this.start;
   }
   append(e: Event): void {
+    const w = this.w;
     if (this.count === 0) {
-      this.w.pos = 0;
-      this.w.u8(V2);
-      this.w.u32(0);
-      this.w.u32(0);
+      if (w.buf.length - w.pos < SLAB_ROOM) {
+        w.buf = Buffer.allocUnsafe(SLAB_BYTES); // sealed records keep the old slab alive, never written again
+        w.pos = 0;
+      }
+      this.start = w.pos;
+      w.u8(V2);
+      w.u32(0);
+      w.u32(0);
     }
-    this.lastPos = this.w.pos;
+    this.lastPos = w.pos;
     this.lastPrev = this.prev;
     try {
-      writeEvent(this.w, e, this.prev);
+      writeEvent(w, e, this.prev);
     } catch (err) {
-      this.w.pos = this.count === 0 ? 0 : this.lastPos; // the record stays as it was
+      w.pos = this.count === 0 ? this.start : this.lastPos; // the record stays as it was
       throw err;
     }
     this.prev = e;
     this.count++;
   }
   undo(): void {
-    this.w.pos = this.lastPos;
-    this.prev = this.lastPrev;
     this.count--;
+    this.w.pos = this.count === 0 ? this.start : this.lastPos;
+    this.prev = this.lastPrev;
   }
-  seal(): Buffer {
-    const out = Buffer.allocUnsafe(this.w.pos);
-    this.w.buf.copy(out, 0, 0, this.w.pos);
+  seal(checksum = true): Buffer {
+    const out = this.w.buf.subarray(this.start, this.w.pos);
     out.writeUInt32BE(this.count, 5);
-    out.writeUInt32BE(crc32(out.subarray(5)), 1);
-    this.w.pos = 0;
+    if (checksum) checksumV2(out);
+    this.start = this.w.pos;
     this.count = 0;
     this.prev = undefined;
     this.lastPrev = undefined;
@@ -129,6 +150,7 @@ export const diskV2Format: RecordFormat = {
   maxEvents: 1000,
   maxBytes: 256 * 1024,
   createBuilder: () => new BinaryRecordBuilder(),
+  checksum: checksumV2,
   countOf(record) {
     if (record.length < V2_HEADER || record[0] !== V2) return 0;
     const n = record.readUInt32BE(5);
@@ -430,7 +452,7 @@ export class DiskBuffer implements EdgeBuffer {
   private seal(): void {
     const seq = this.writeSeq++;
     const key = seqKey(seq);
-    const value = this.builder.seal();
+    const value = this.builder.seal(false); // checksummed when its write begins
     const events = this.openEvents;
     this.openEvents = [];
     const put: PutOp = { type: 'put', key, value, seq };
@@ -483,6 +505,7 @@ export class DiskBuffer implements EdgeBuffer {
         upTo = op.seq + 1;
         if (op.settled) continue; // its sink was done with it first: nothing to keep
         this.pendingPuts.delete(op.seq);
+        this.format.checksum?.(op.value);
         bytes += op.value.length;
       }
       ops.push(op);

@@ -182,3 +182,50 @@ describe('buffer record format v2 size', () => {
     expect(perEvent).to.be.above(150);
   });
 });
+
+describe('buffer record format v2 builder', () => {
+  const ev = (i: number, size: number) => new LogEvent({ message: 'm'.repeat(size), n: i }, new EventMetadata('in', 'demo_logs'));
+  const ns = (events: Event[]) => events.map((e) => (e as LogEvent).fields.n);
+
+  it('keeps every sealed record intact while later ones are built (across slabs and oversized events)', () => {
+    const b = diskV2Format.createBuilder();
+    const records: { rec: Buffer; want: number[] }[] = [];
+    let n = 0;
+    // small, full-sized and bigger-than-a-slab records, one after another
+    for (const [events, size] of [
+      [3, 100],
+      [900, 250],
+      [1, 3 * 1024 * 1024],
+      [50, 1000],
+      [2, 600 * 1024],
+      [10, 10],
+    ] as const) {
+      const want: number[] = [];
+      for (let i = 0; i < events; i++) {
+        b.append(ev(n, size));
+        want.push(n++);
+      }
+      records.push({ rec: b.seal(), want });
+    }
+    for (const { rec, want } of records) expect(ns(diskV2Format.decode(rec))).to.deep.equal(want);
+  });
+
+  it('a record sealed without its checksum decodes once checksummed, and is refused before', () => {
+    const b = diskV2Format.createBuilder();
+    for (let i = 0; i < 5; i++) b.append(ev(i, 20));
+    const rec = b.seal(false);
+    rec.writeUInt32BE(0, 1);
+    expect(() => diskV2Format.decode(rec)).to.throw(DecodeError);
+    diskV2Format.checksum!(rec);
+    expect(ns(diskV2Format.decode(rec))).to.deep.equal([0, 1, 2, 3, 4]);
+  });
+
+  it('undo of the only event leaves an empty builder whose next record decodes', () => {
+    const b = diskV2Format.createBuilder();
+    b.append(ev(0, 10));
+    b.undo();
+    expect(b.bytes).to.equal(0);
+    b.append(ev(1, 10));
+    expect(ns(diskV2Format.decode(b.seal()))).to.deep.equal([1]);
+  });
+});
