@@ -4,10 +4,7 @@
  * events; the HTTP surface (health, errors as 200, playground, CORS, a taken address).
  */
 import { expect } from 'chai';
-import { readFileSync, readdirSync } from 'node:fs';
 import { createServer } from 'node:net';
-import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { type IntrospectionQuery, buildClientSchema, getIntrospectionQuery, parse, specifiedRules, validate } from 'graphql';
 import { asyncScheduler } from 'rxjs';
 import { ApiServer } from '../../../lib/api/server.js';
@@ -17,24 +14,12 @@ import { LogRoot } from '../../../lib/log.js';
 import { Topology } from '../../../lib/topology/topology.js';
 import { collected, feeds, testCatalog } from '../../helpers/test-components.js';
 import { until } from '../../helpers/wait.js';
+import { vectorDoc, vectorDocs } from '../../helpers/vector-graphql.js';
 
-const docsDir = fileURLToPath(new URL('./vector-graphql/', import.meta.url));
 const quiet = () => new LogRoot('error', { write() {} });
 const count = (id: string) => (collected.get(id) ?? []).reduce((n, b) => n + b.length, 0);
-
-/** Every `.graphql` document under vector-graphql/, by relative path. */
-function documents(): Map<string, string> {
-  const out = new Map<string, string>();
-  const walk = (dir: string, rel: string) => {
-    for (const e of readdirSync(dir, { withFileTypes: true })) {
-      if (e.isDirectory()) walk(join(dir, e.name), `${rel}${e.name}/`);
-      else if (e.name.endsWith('.graphql')) out.set(rel + e.name, readFileSync(join(dir, e.name), 'utf8'));
-    }
-  };
-  walk(docsDir, '');
-  return out;
-}
-const doc = (rel: string) => readFileSync(join(docsDir, rel), 'utf8');
+const doc = vectorDoc;
+const documents = vectorDocs;
 
 /** The known topology: in -> t -> out, in + idle -> raw. */
 const CONFIG = {

@@ -3,9 +3,6 @@
  * `graphql-ws` with no subprotocol header (Vector's `top` and `tap`) and `graphql-transport-ws`.
  */
 import { expect } from 'chai';
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { asyncScheduler } from 'rxjs';
 import { ApiServer } from '../../../lib/api/server.js';
 import { configFromObject } from '../../../lib/config/load.js';
@@ -15,9 +12,9 @@ import { Topology } from '../../../lib/topology/topology.js';
 import { GraphQLSocket, type WsProtocol } from '../../helpers/graphql-ws.js';
 import { collected, feeds, testCatalog } from '../../helpers/test-components.js';
 import { until } from '../../helpers/wait.js';
+import { vectorDoc } from '../../helpers/vector-graphql.js';
 
-const docsDir = fileURLToPath(new URL('./vector-graphql/', import.meta.url));
-const doc = (rel: string) => readFileSync(join(docsDir, rel), 'utf8');
+const doc = vectorDoc;
 const quiet = () => new LogRoot('error', { write() {} });
 const count = (id: string) => (collected.get(id) ?? []).reduce((n, b) => n + b.length, 0);
 const events = (n: number, prefix = 'm') => Array.from({ length: n }, (_, i) => new LogEvent({ message: `${prefix}${i}` }, new EventMetadata('in', 'test_feed')));
