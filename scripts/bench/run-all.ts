@@ -31,6 +31,10 @@ const BENCHES: readonly Bench[] = [
   { name: 'otlp', args: ['500', '500', '4'] }, // OTLP/HTTP protobuf requests, records each, in flight
   { name: 'logfwd', args: ['500000'] }, // events in Forward frames of 1,000
   { name: 'api-tap', args: ['32', '3'] }, // MiB per round, rounds: socket -> blackhole without and with a tap
+  { name: 'tsdb-metrics', args: [] },
+  { name: 'cloudw-stream', args: ['16'] }, // MiB into kinesalite
+  { name: 'cloudw-object-storage', args: ['32'] }, // MiB into s3rver
+  { name: 'cloudg-pubsub', args: ['8'] }, // MiB into the Pub/Sub emulator
 ];
 
 const here = dirname(fileURLToPath(import.meta.url));
