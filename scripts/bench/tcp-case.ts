@@ -26,6 +26,8 @@ import { freePort, listening } from './harness.js';
 
 const [kind = 'baseline', linesArg = '0'] = process.argv.slice(2);
 const lines = Number(linesArg);
+// weir's cases run as the CLI does: the old generation grows with the live heap (lib/heap-growth.ts)
+if (!kind.endsWith('baseline')) await import('../../lib/heap-growth.js');
 let t0 = 0;
 const go = new Promise<void>((resolve) =>
   createInterface({ input: process.stdin }).once('line', () => {
