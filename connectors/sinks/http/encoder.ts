@@ -46,25 +46,13 @@ export function createHttpEncoder(config: Pick<HttpSinkConfig, 'encoding' | 'pay
       return dropLastNewline && framed.length > 0 ? framed.subarray(0, framed.length - 1) : framed;
     };
   } else if (codec === 'json') {
-    body = (items) => {
-      let s = open;
-      for (let i = 0; i < items.length; i++) s += i > 0 ? ',' + items[i]!.text : items[i]!.text;
-      return Buffer.from(s + close, 'utf8');
-    };
+    body = (items) => joinTexts(items, open, ',', close, false);
   } else if (codec === 'ndjson') {
     // newline between events, none after the last
-    body = (items) => {
-      let s = '';
-      for (let i = 0; i < items.length; i++) s += i > 0 ? '\n' + items[i]!.text : items[i]!.text;
-      return Buffer.from(s, 'utf8');
-    };
+    body = (items) => joinTexts(items, '', '\n', '', false);
   } else {
     // text keeps a newline after every message, the last one included
-    body = (items) => {
-      let s = '';
-      for (let i = 0; i < items.length; i++) s += items[i]!.text + '\n';
-      return Buffer.from(s, 'utf8');
-    };
+    body = (items) => joinTexts(items, '', '\n', '', true);
   }
   return {
     contentType,
@@ -74,4 +62,25 @@ export function createHttpEncoder(config: Pick<HttpSinkConfig, 'encoding' | 'pay
     },
     body,
   };
+}
+
+/**
+ * `open`, the texts with `sep` between them (and after the last with `trailing`), then `close`,
+ * written straight into one Buffer of the exact size: each text's UTF-8 size is already known,
+ * so no joined string is built and copied again.
+ */
+function joinTexts(items: readonly EncodedEvent[], open: string, sep: string, close: string, trailing: boolean): Buffer {
+  const n = items.length;
+  const sepBytes = Buffer.byteLength(sep, 'utf8');
+  let total = Buffer.byteLength(open, 'utf8') + Buffer.byteLength(close, 'utf8') + sepBytes * (trailing ? n : Math.max(0, n - 1));
+  for (let i = 0; i < n; i++) total += items[i]!.size;
+  const buf = Buffer.allocUnsafe(total);
+  let at = open ? buf.write(open, 0, 'utf8') : 0;
+  for (let i = 0; i < n; i++) {
+    if (i > 0) at += buf.write(sep, at, 'utf8');
+    at += buf.write(items[i]!.text, at, 'utf8');
+  }
+  if (trailing && n > 0) at += buf.write(sep, at, 'utf8');
+  if (close) at += buf.write(close, at, 'utf8');
+  return at === total ? buf : buf.subarray(0, at);
 }
