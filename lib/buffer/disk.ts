@@ -475,7 +475,10 @@ export class DiskBuffer implements EdgeBuffer {
   private scheduleFlush(): void {
     if (this.flushScheduled || this.writing || this.disposed) return;
     this.flushScheduled = true;
-    queueMicrotask(() => this.flush());
+    // a write waits for the current turn to finish: a reader woken by this push settles what it
+    // took first, and that record is then never written; sources waiting for acks do not wait
+    if (this.sealedAcks.length > 0 || this.openAcks.length > 0 || this.closed) queueMicrotask(() => this.flush());
+    else setImmediate(() => this.flush());
   }
 
   private onSyncTick(): void {
