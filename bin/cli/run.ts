@@ -2,7 +2,7 @@
 import { watch, type FSWatcher } from 'node:fs';
 import { hostname } from 'node:os';
 import { asyncScheduler } from 'rxjs';
-import { ApiServer, type ApiOptions } from '../../lib/api/server.js';
+import type { ApiServer, ApiOptions } from '../../lib/api/server.js';
 import { basename, dirname } from 'node:path';
 import type { Config } from '../../lib/config/load.js';
 import type { ConfigSource } from '../../lib/config/paths.js';
@@ -45,6 +45,8 @@ function loadChecked(opts: RunOptions): { config?: Config; problems: readonly Co
 /** Starts the management API when `api.enabled`; undefined when it is off. */
 async function startApi(api: ApiOptions & { enabled: boolean }, topology: Topology, startedAt: number, log: Logger): Promise<ApiServer | undefined> {
   if (!api.enabled) return undefined;
+  // loaded only when enabled: the API's modules (fastify, mercurius, graphql) are many files to open at start
+  const { ApiServer } = await import('../../lib/api/server.js');
   const server = await ApiServer.start(api, { topology, scheduler: asyncScheduler, startedAt, version: packageVersion(), hostname: hostname() });
   log.info('Management API listening.', { address: api.address, playground: api.playground && api.graphql });
   return server;

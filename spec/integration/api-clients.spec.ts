@@ -102,7 +102,9 @@ print_interval_secs = 0
   it('top in a terminal: every component, its kind and type, and counts that rise', async () => {
     const { cmd, argv } = weirArgs(['top', '--url', url, '--interval', '200']);
     const line = [cmd, ...argv].map((a) => `'${a.replaceAll("'", "'\\''")}'`).join(' ');
-    execFileSync('tmux', ['new-session', '-d', '-s', tmuxSession, '-x', '160', '-y', '30', line]);
+    // ink draws only the last frame when it believes it runs under CI: this is a real terminal
+    const inTerminal = `env -u CI ${line}`;
+    execFileSync('tmux', ['new-session', '-d', '-s', tmuxSession, '-x', '160', '-y', '30', inTerminal]);
     const pane = () => execFileSync('tmux', ['capture-pane', '-p', '-t', tmuxSession]).toString();
     const sentOf = (text: string) => {
       const row = text.split('\n').find((l) => /\bout\s+sink\s+blackhole\b/.test(l));

@@ -75,7 +75,7 @@ describe('file sink: failures', () => {
     expect(readFileSync(join(dir, 'fine'), 'utf8')).to.equal('y\n');
   });
 
-  it('out of file descriptors (ulimit -n 128, 500 paths): closes other files, retries, loses nothing (daemon)', function () {
+  it('out of file descriptors (ulimit -n 256, 1,000 paths): closes other files, retries, loses nothing (daemon)', function () {
     const cfg = join(dir, 'p.toml');
     const out = join(dir, 'out');
     writeFileSync(
@@ -83,19 +83,19 @@ describe('file sink: failures', () => {
       `[sources.in]\ntype = "stdin"\ndecoding.codec = "json"\n\n[sinks.f]\ntype = "file"\ninputs = ["in"]\npath = "${out}/{{ p }}.log"\nencoding.codec = "text"\n`,
     );
     const lines: string[] = [];
-    for (let round = 0; round < 3; round++) for (let p = 0; p < 500; p++) lines.push(JSON.stringify({ message: `r${round}`, p: String(p) }));
+    for (let round = 0; round < 3; round++) for (let p = 0; p < 1000; p++) lines.push(JSON.stringify({ message: `r${round}`, p: String(p) }));
     const { cmd, argv } = weirArgs(['--config', cfg]);
     const quoted = [cmd, ...argv].map((a) => `'${a.replace(/'/g, `'\\''`)}'`).join(' ');
     let stdout = '';
     try {
-      stdout = execFileSync('bash', ['-c', `ulimit -n 128 && exec ${quoted} 2>&1`], { cwd: repoRoot, input: lines.join('\n') + '\n', encoding: 'utf8', timeout: 60_000 });
+      stdout = execFileSync('bash', ['-c', `ulimit -n 256 && exec ${quoted} 2>&1`], { cwd: repoRoot, input: lines.join('\n') + '\n', encoding: 'utf8', timeout: 60_000 });
     } catch (err) {
       expect.fail(`weir failed: ${(err as { stdout?: string }).stdout ?? err}`);
     }
     expect(stdout).to.contain('0 events lost');
     expect(existsSync(out)).to.equal(true);
     const files = readdirSync(out);
-    expect(files).to.have.length(500);
+    expect(files).to.have.length(1000);
     for (const f of files) expect(readFileSync(join(out, f), 'utf8')).to.equal('r0\nr1\nr2\n');
   });
 });

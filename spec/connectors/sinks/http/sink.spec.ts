@@ -184,6 +184,8 @@ describe('connectors/sinks/http: wire format and options', () => {
 
   it('adaptive concurrency publishes its gauges', async () => {
     const ctx = testSinkContext('http');
+    // a round trip on loopback can take under a millisecond: answers wait a little so the RTT shows
+    server.reply = () => ({ status: 200, delayMs: 3 });
     await runSink(httpConfig(server.url, { batch: { max_events: 1 } }), of(...Array.from({ length: 20 }, (_, i) => makeEvents(1, i))), ctx);
     expect(ctx.metric('adaptive_concurrency_limit')).to.be.at.least(1);
     expect(ctx.metric('adaptive_concurrency_in_flight')).to.equal(0);
