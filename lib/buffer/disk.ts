@@ -44,7 +44,7 @@ import { GateController } from '../gate.js';
 import type { Logger } from '../log.js';
 import type { Counter } from '../telemetry/registry.js';
 import type { BufferMetrics, EdgeBuffer, WhenFull } from './buffer.js';
-import { ByteReader, ByteWriter, DecodeError, crc32, readEvent, writeEvent } from './serialize.js';
+import { ByteReader, ByteWriter, DecodeError, type FieldNames, crc32, readEvent, writeEvent } from './serialize.js';
 
 /** Builds one record at a time from events. */
 export interface RecordBuilder {
@@ -100,6 +100,9 @@ class BinaryRecordBuilder implements RecordBuilder {
   private prev: Event | undefined = undefined;
   private lastPos = 0;
   private lastPrev: Event | undefined = undefined;
+  /** Field names of the record's last log event, and what they were before the last append. */
+  private readonly fieldNames: FieldNames = { names: undefined };
+  private lastNames: string[] | undefined = undefined;
   count = 0;
   get bytes(): number {
     return this.count === 0 ? 0 : this.w.pos - this.start;
@@ -118,10 +121,12 @@ class BinaryRecordBuilder implements RecordBuilder {
     }
     this.lastPos = w.pos;
     this.lastPrev = this.prev;
+    this.lastNames = this.fieldNames.names;
     try {
-      writeEvent(w, e, this.prev);
+      writeEvent(w, e, this.prev, this.fieldNames);
     } catch (err) {
       w.pos = this.count === 0 ? this.start : this.lastPos; // the record stays as it was
+      this.fieldNames.names = this.lastNames;
       throw err;
     }
     this.prev = e;
@@ -131,6 +136,7 @@ class BinaryRecordBuilder implements RecordBuilder {
     this.count--;
     this.w.pos = this.count === 0 ? this.start : this.lastPos;
     this.prev = this.lastPrev;
+    this.fieldNames.names = this.lastNames;
   }
   seal(checksum = true): Buffer {
     const out = this.w.buf.subarray(this.start, this.w.pos);
@@ -140,6 +146,8 @@ class BinaryRecordBuilder implements RecordBuilder {
     this.count = 0;
     this.prev = undefined;
     this.lastPrev = undefined;
+    this.fieldNames.names = undefined;
+    this.lastNames = undefined;
     return out;
   }
 }
@@ -166,7 +174,8 @@ export const diskV2Format: RecordFormat = {
     const r = new ByteReader(record, V2_HEADER);
     const out: Event[] = new Array(n);
     let prev: Event | undefined;
-    for (let i = 0; i < n; i++) prev = out[i] = readEvent(r, prev);
+    const names: FieldNames = { names: undefined };
+    for (let i = 0; i < n; i++) prev = out[i] = readEvent(r, prev, names);
     if (r.pos !== record.length) throw new DecodeError(`${record.length - r.pos} trailing bytes`);
     return out;
   },

@@ -10,6 +10,8 @@
  * Layout of one event: kind byte, metadata, body. Strings are a LEB128 byte length and UTF-8; a
  * length may be written with padding continuation bytes (non-minimal LEB128) so the prefix can be
  * reserved before the string is encoded. Objects end with a zero byte: keys carry length + 1.
+ * A log event whose fields have the same names, in the same order, as the previous log event of
+ * its record stores only their values (tag 12): a record of one source's lines names its fields once.
  */
 import { crc32 as zlibCrc32 } from 'node:zlib';
 import { type Event, EventMetadata, LogEvent, type MetricKind, type MetricValue, MetricEvent, type TagValue, type Tags } from '../event.js';
@@ -35,6 +37,8 @@ const T_TIMESTAMP = 8;
 const T_REGEX = 9;
 const T_ARRAY = 10;
 const T_OBJECT = 11;
+/** Log fields with the names of the previous log event of the record: values only, in that order. */
+const T_FIELDS_AS_BEFORE = 12;
 
 const E_LOG = 1;
 const E_METRIC = 2;
@@ -301,14 +305,68 @@ export function setOwn<T>(o: Record<string, T>, k: string, v: T): void {
   else o[k] = v;
 }
 
-function readObject(r: ByteReader): ObjectValue {
+function readObject(r: ByteReader, names?: string[]): ObjectValue {
   const out: ObjectValue = {};
   for (;;) {
     const n = r.uint();
     if (n === 0) return out;
     const k = r.strOf(n - 1);
+    names?.push(k);
     setOwn(out, k, readValue(r));
   }
+}
+
+/** Field names of the last log event written or read in a record; one per record, reset with it. */
+export interface FieldNames {
+  names: string[] | undefined;
+}
+
+/** A log event's fields: values only when the names repeat the previous log event's. */
+function writeFields(w: ByteWriter, fields: ObjectValue, last: FieldNames): void {
+  if (Array.isArray(fields) || fields instanceof Float || fields instanceof Timestamp || fields instanceof RegExp) {
+    last.names = undefined; // not a map of fields (the model forbids it): written as it is
+    return writeValue(w, fields);
+  }
+  const names = last.names;
+  if (names !== undefined) {
+    let i = 0;
+    let same = true;
+    for (const k in fields) {
+      if (i === names.length || names[i] !== k) {
+        same = false;
+        break;
+      }
+      i++;
+    }
+    if (same && i === names.length) {
+      w.u8(T_FIELDS_AS_BEFORE);
+      for (let j = 0; j < i; j++) writeValue(w, fields[names[j]!] as Value);
+      return;
+    }
+  }
+  const next: string[] = [];
+  for (const k in fields) next.push(k);
+  last.names = next;
+  writeValue(w, fields);
+}
+
+function readFields(r: ByteReader, last: FieldNames): Value {
+  if (r.pos >= r.end) throw new DecodeError(`truncated at byte ${r.pos}`);
+  const tag = r.buf[r.pos]!;
+  if (tag === T_OBJECT) {
+    r.pos++;
+    const names: string[] = [];
+    const out = readObject(r, names);
+    last.names = names;
+    return out;
+  }
+  if (tag !== T_FIELDS_AS_BEFORE) return readValue(r);
+  r.pos++;
+  const names = last.names;
+  if (names === undefined) throw new DecodeError(`fields refer to a previous event at byte ${r.pos - 1}`);
+  const out: ObjectValue = {};
+  for (let i = 0; i < names.length; i++) setOwn(out, names[i]!, readValue(r));
+  return out;
 }
 
 function writeTags(w: ByteWriter, tags: Tags): void {
@@ -442,7 +500,7 @@ const MF_INTERVAL = 8;
  * Appends one event. `prev` is the previous event of the same record (or undefined): consecutive
  * events of one source store their ids once.
  */
-export function writeEvent(w: ByteWriter, e: Event, prev: Event | undefined): void {
+export function writeEvent(w: ByteWriter, e: Event, prev: Event | undefined, last?: FieldNames): void {
   w.u8(e.type === 'log' ? E_LOG : E_METRIC);
   const m = e.meta;
   const same = prev !== undefined && prev.meta.sourceId === m.sourceId && prev.meta.sourceType === m.sourceType;
@@ -452,7 +510,7 @@ export function writeEvent(w: ByteWriter, e: Event, prev: Event | undefined): vo
     w.str(m.sourceType);
   }
   if (m.value !== undefined) writeValue(w, m.value);
-  if (e.type === 'log') return writeValue(w, e.fields);
+  if (e.type === 'log') return last ? writeFields(w, e.fields, last) : writeValue(w, e.fields);
   w.str(e.name);
   w.u8(e.kind === 'incremental' ? 1 : 0);
   writeMetricValue(w, e.value);
@@ -472,7 +530,7 @@ export function writeEvent(w: ByteWriter, e: Event, prev: Event | undefined): vo
 }
 
 /** Reads one event; `prev` as in {@link writeEvent}. */
-export function readEvent(r: ByteReader, prev: Event | undefined): Event {
+export function readEvent(r: ByteReader, prev: Event | undefined, last?: FieldNames): Event {
   const kind = r.u8();
   if (kind !== E_LOG && kind !== E_METRIC) throw new DecodeError(`unknown event kind ${kind} at byte ${r.pos - 1}`);
   const flags = r.u8();
@@ -495,7 +553,7 @@ export function readEvent(r: ByteReader, prev: Event | undefined): Event {
   }
   const meta = new EventMetadata(sourceId, sourceType, undefined, metaValue);
   if (kind === E_LOG) {
-    const fields = readValue(r);
+    const fields = last ? readFields(r, last) : readValue(r);
     if (fields === null || typeof fields !== 'object' || Array.isArray(fields) || fields instanceof Float || fields instanceof Timestamp || fields instanceof RegExp)
       throw new DecodeError(`log fields are not an object at byte ${r.pos}`);
     return new LogEvent(fields, meta);

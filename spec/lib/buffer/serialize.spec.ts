@@ -229,3 +229,76 @@ describe('buffer record format v2 builder', () => {
     expect(ns(diskV2Format.decode(b.seal()))).to.deep.equal([1]);
   });
 });
+
+describe('buffer record format v2 repeated field names', () => {
+  const log = (fields: ObjectValue) => new LogEvent(fields, new EventMetadata('in', 'socket'));
+  const fieldsOf = (events: Event[]) => events.map((e) => (e as LogEvent).fields);
+  const decodeAll = (events: Event[]) => {
+    const b = diskV2Format.createBuilder();
+    for (const e of events) b.append(e);
+    return diskV2Format.decode(b.seal());
+  };
+
+  it('names the fields once while they repeat, and reads every event back as written', () => {
+    const metric = new MetricEvent('hits', 'incremental', { type: 'counter', value: 1 }, new EventMetadata('in', 'internal_metrics'));
+    const events: Event[] = [
+      log({ a: 1, b: 'x' }),
+      log({ a: 2, b: 'y' }),
+      log({ b: 'z', a: 3 }), // other order
+      log({ a: 4 }), // fewer
+      metric, // in between: the names stay those of the last log event
+      log({ a: 5 }),
+      log({ a: 6, b: 'w', c: null }), // more
+      log({ 2: 'two', 1: 'one', c: 7 }), // integer-like names enumerate first
+      log({ 1: 'uno', 2: 'dos', c: 8 }),
+      log(JSON.parse('{"__proto__": 1, "x": 2}') as ObjectValue), // an own field named __proto__
+      log(JSON.parse('{"__proto__": 3, "x": 4}') as ObjectValue),
+      log({}),
+      log({}),
+      log({ a: { nested: [1, new Float(2)] }, t: new Timestamp(1, 2) }),
+      log({ a: { nested: [] }, t: new Timestamp(3, 4) }),
+    ];
+    const back = decodeAll(events);
+    expect(back.length).to.equal(events.length);
+    expect(back[4]!.type).to.equal('metric');
+    const want = fieldsOf(events.filter((e) => e.type === 'log'));
+    const got = fieldsOf(back.filter((e) => e.type === 'log'));
+    for (let i = 0; i < want.length; i++) expect(same(got[i]!, want[i]!), `log event ${i}`).to.equal(true);
+    expect(Object.keys(got[6]!)).to.deep.equal(['1', '2', 'c']);
+    expect(Object.getOwnPropertyDescriptor(got[8]!, '__proto__')?.value).to.equal(1);
+    expect(Object.getOwnPropertyDescriptor(got[9]!, '__proto__')?.value).to.equal(3);
+    expect(Object.getPrototypeOf(got[9]!)).to.equal(Object.prototype);
+  });
+
+  it('round-trips records of events drawn from a few field names', () => {
+    const fieldsArb = fc.dictionary(fc.constantFrom('a', 'b', 'message', '1', '__proto__'), valueArb, { maxKeys: 4 });
+    fc.assert(
+      fc.property(fc.array(fieldsArb, { minLength: 1, maxLength: 12 }), (all) => {
+        const events = all.map((f) => log(f as ObjectValue));
+        const got = fieldsOf(decodeAll(events));
+        return got.length === all.length && got.every((f, i) => same(f, (events[i] as LogEvent).fields));
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it('an undone event leaves the names of the one before it', () => {
+    const b = diskV2Format.createBuilder();
+    b.append(log({ a: 1, b: 2 }));
+    b.append(log({ c: 3 }));
+    b.undo();
+    b.append(log({ a: 4, b: 5 }));
+    expect(fieldsOf(diskV2Format.decode(b.seal()))).to.deep.equal([
+      { a: 1, b: 2 },
+      { a: 4, b: 5 },
+    ]);
+  });
+
+  it('a 200-byte line repeating its field names costs about its own length', () => {
+    const b = diskV2Format.createBuilder();
+    for (let i = 0; i < 100; i++)
+      b.append(log({ message: `${'x'.repeat(190)} ${i}`, host: '127.0.0.1', port: 40000 + i, source_type: 'socket', timestamp: new Timestamp(1_700_000_000_000 + i) }));
+    const perEvent = b.seal().length / 100;
+    expect(perEvent).to.be.below(240);
+  });
+});
