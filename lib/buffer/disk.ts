@@ -62,6 +62,8 @@ export interface RecordBuilder {
    * settles before the write begins never needs it.
    */
   seal(checksum?: boolean): Buffer;
+  /** The bytes of a sealed record are no longer needed (written, or never to be): they may be reused. */
+  release?(record: Buffer): void;
 }
 
 /** An on-disk record layout: spec 01 §9, `disk` = version 2, `disk_v1` = version 1. */
@@ -88,6 +90,8 @@ const V2_HEADER = 9;
 const SLAB_BYTES = 2 * 1024 * 1024;
 /** A record starts in a fresh slab when less than this is left, so a full record fits whole. */
 const SLAB_ROOM = 320 * 1024;
+/** Slabs whose records were all released, kept for reuse (fewer large allocations, fewer GCs). */
+const FREE_SLABS = 4;
 
 const checksumV2 = (record: Buffer): void => {
   record.writeUInt32BE(crc32(record.subarray(5)), 1);
@@ -95,6 +99,9 @@ const checksumV2 = (record: Buffer): void => {
 
 class BinaryRecordBuilder implements RecordBuilder {
   private readonly w = new ByteWriter(SLAB_BYTES);
+  /** Sealed records not yet released, by the memory of their slab. */
+  private readonly live = new Map<ArrayBufferLike, number>();
+  private readonly free: Buffer[] = [];
   /** Where the open record starts in the slab. */
   private start = 0;
   private prev: Event | undefined = undefined;
@@ -111,7 +118,9 @@ class BinaryRecordBuilder implements RecordBuilder {
     const w = this.w;
     if (this.count === 0) {
       if (w.buf.length - w.pos < SLAB_ROOM) {
-        w.buf = Buffer.allocUnsafe(SLAB_BYTES); // sealed records keep the old slab alive, never written again
+        // sealed records keep the old slab alive and are never written again; it is reused once all are released
+        if (!this.live.has(w.buf.buffer) && w.buf.length === SLAB_BYTES && this.free.length < FREE_SLABS) this.free.push(w.buf);
+        w.buf = this.free.pop() ?? Buffer.allocUnsafe(SLAB_BYTES);
         w.pos = 0;
       }
       this.start = w.pos;
@@ -140,6 +149,7 @@ class BinaryRecordBuilder implements RecordBuilder {
   }
   seal(checksum = true): Buffer {
     const out = this.w.buf.subarray(this.start, this.w.pos);
+    this.live.set(out.buffer, (this.live.get(out.buffer) ?? 0) + 1);
     out.writeUInt32BE(this.count, 5);
     if (checksum) checksumV2(out);
     this.start = this.w.pos;
@@ -149,6 +159,18 @@ class BinaryRecordBuilder implements RecordBuilder {
     this.fieldNames.names = undefined;
     this.lastNames = undefined;
     return out;
+  }
+  release(record: Buffer): void {
+    const n = this.live.get(record.buffer);
+    if (n === undefined) return;
+    if (n > 1) {
+      this.live.set(record.buffer, n - 1);
+      return;
+    }
+    this.live.delete(record.buffer);
+    const slab = Buffer.from(record.buffer, 0, record.buffer.byteLength);
+    // the slab being filled is reused in place; a full one goes to the free list
+    if (record.buffer !== this.w.buf.buffer && slab.length === SLAB_BYTES && this.free.length < FREE_SLABS) this.free.push(slab);
   }
 }
 
@@ -552,14 +574,23 @@ export class DiskBuffer implements EdgeBuffer {
           this.syncDue = false;
         } else this.unsynced = true;
         if (acks) for (const a of acks) for (const x of a.notifiers) x.settle('delivered');
+        this.released(ops);
         this.afterBatch();
       },
       (err: unknown) => {
         this.writtenSeq = upTo;
         this.writeFailed(ops, acks, err);
+        this.released(ops);
         this.afterBatch();
       },
     );
+  }
+
+  /** A write is over: its records' bytes may be reused. */
+  private released(ops: Op[]): void {
+    const b = this.builder;
+    if (!b.release) return;
+    for (const op of ops) if (op.type === 'put' && op.seq >= 0) b.release(op.value);
   }
 
   private afterBatch(): void {
@@ -754,6 +785,7 @@ export class DiskBuffer implements EdgeBuffer {
       put.settled = true;
       this.pendingPuts.delete(put.seq);
       this.unwrittenBytes -= put.value.length;
+      this.builder.release?.(put.value);
       this.forget(events, bytes, 0);
       return;
     }

@@ -222,6 +222,61 @@ for (const [name, format] of [
   });
 }
 
+describe('DiskBuffer reusing record memory', () => {
+  it('reuses the memory of records never written or already written, without touching records still to write', async function () {
+    this.timeout(30_000);
+    const dataDir = mkdtempSync(join(tmpdir(), 'weir-disk-slab-'));
+    const io = interceptBatches();
+    const t = new ComponentTelemetry(new MetricsRegistry({}), 'out', 'sink', 't');
+    const open = () =>
+      DiskBuffer.open({
+        dir: join(dataDir, 'store'),
+        sinkId: 'out',
+        maxSize: 1 << 30,
+        whenFull: 'block',
+        metrics: new BufferMetrics(t),
+        decodeErrors: t.counter('component_errors_total'),
+        writeErrors: t.counter('component_errors_total'),
+        log: new LogRoot('error', { write() {} }).logger(),
+      });
+    try {
+      const buf = await open();
+      const kept: number[] = [];
+      let next = 0;
+      // rounds of ~1 MiB: while each write is held, the reader settles odd rounds (never written,
+      // memory released at once) and keeps even ones (written, released after their write)
+      for (let round = 0; round < 12; round++) {
+        io.holdWrites();
+        buf.push(lines(next, 1));
+        await until(() => io.calls.length > 0 && buf.length === 1, 2000, 'a write in flight');
+        const first = await pullN(buf, 1);
+        const waiting = pullN(buf, 8000);
+        const batch = lines(next + 1, 8000);
+        buf.push(batch);
+        const got = [...first, ...(await waiting)];
+        if (round % 2 === 1) settleAll(got, 'delivered');
+        else kept.push(...numbers(got));
+        next += 8001;
+        io.release();
+        await until(() => buf.length === 0, 5000, 'the round');
+      }
+      await buf.dispose();
+      io.restore();
+      const again = await open();
+      expect(again.length).to.equal(kept.length);
+      const back = await pullN(again, kept.length);
+      expect(numbers(back)).to.deep.equal(kept);
+      expect((back[5] as LogEvent).fields.message).to.equal(`line ${kept[5]} ${'x'.repeat(100)}`);
+      settleAll(back, 'delivered');
+      await again.dispose();
+      expect(t.registry.sum('component_errors_total', { component_id: 'out' })).to.equal(0);
+    } finally {
+      io.restore();
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  });
+});
+
 describe('DiskBuffer reading behind the in-memory tail', () => {
   it('reads and decodes from disk only the records the tail does not hold', async () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'weir-disk-gap-'));
