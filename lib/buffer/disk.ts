@@ -473,9 +473,9 @@ export class DiskBuffer implements EdgeBuffer {
     metrics.events.add(accepted);
     metrics.bytes.add(acceptedBytes);
     this.updateGate();
-    // while a write is in flight the open record waits for it; a waiting reader takes what was
-    // pushed now, from memory, instead of falling behind the tail and reading it back from disk
-    if (this.writing && this.waiter && b.count > 0) this.seal();
+    // a waiting reader takes what was pushed now, from memory: it does not fall behind the tail
+    // (and read it back from disk), and what it settles before the write begins is never written
+    if (this.waiter && b.count > 0) this.seal();
     this.scheduleFlush();
     this.wake();
   }
