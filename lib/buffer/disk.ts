@@ -5,9 +5,11 @@
  * order is write order and a restart reads them back FIFO. A record holds one or more encoded
  * events ({@link RecordFormat}: `disk` packs many, `disk_v1` one per record).
  *
- * Writing: `push()` encodes synchronously into the open record and schedules a flush; one
- * `db.batch()` is in flight at a time, so everything pushed meanwhile coalesces into the next one
- * (group commit), and puts and deletes reach LevelDB in the order they were made. A write with
+ * Writing: `push()` encodes synchronously into the open record and schedules a flush after the
+ * current turn (at once when source acknowledgements wait); one `db.batch()` is in flight at a
+ * time, so everything pushed meanwhile coalesces into the next one (group commit), and puts and
+ * deletes reach LevelDB in the order they were made. v2 records are carved from reused 2 MiB
+ * slabs and checksummed when their write begins. A write with
  * `{ sync: true }` goes out at least every `syncIntervalMs` (500) while anything is unsynced, so
  * everything before it survives a crash.
  *
@@ -15,8 +17,8 @@
  * per record; when every event of a record has settled (whatever the status: the sink is done
  * with it) its key is deleted. Recently sealed records stay in memory (up to 4 MiB) so a reader
  * that keeps up takes them without a disk read; older ones are read and decoded from the store.
- * A reader waiting while a write is in flight gets what is pushed meanwhile at once (the open
- * record is sealed for it), so it does not fall behind the in-memory tail.
+ * A waiting reader gets what is pushed at once (the open record is sealed for it), so it does
+ * not fall behind the in-memory tail; reads from disk stop where the tail begins.
  *
  * A record whose sink settled it before its write began is never written (nor deleted): the
  * write would only be undone by the delete after it. So a reader that keeps up costs the disk
