@@ -7,11 +7,8 @@
  * Usage: npx tsx scripts/bench/cloudg-pubsub.ts [MiB=16] [codec=json|text] [concurrency=adaptive]
  */
 import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { createInterface } from 'node:readline';
-import { firstLine, freePort, listening, script } from './harness.js';
+import { firstLine, script, socketPipeline } from './harness.js';
 
 /** The emulator's side: prints READY <url>; on "count" pulls and acks everything, prints STORED <messages>. */
 async function runPeer(): Promise<void> {
@@ -51,10 +48,6 @@ async function runBench(): Promise<void> {
   const mib = Number(process.argv[2] ?? 16);
   const codec = process.argv[3] ?? 'json';
   const concurrency = process.argv[4] === undefined || process.argv[4] === 'adaptive' || process.argv[4] === 'none' ? (process.argv[4] ?? 'adaptive') : Number(process.argv[4]);
-  const { catalog } = await import('../../connectors/index.js');
-  const { configFromObject } = await import('../../lib/config/load.js');
-  const { LogRoot } = await import('../../lib/log.js');
-  const { Topology } = await import('../../lib/topology/topology.js');
 
   const peer = spawn(process.execPath, [...script('cloudg-pubsub'), 'peer'], { stdio: ['pipe', 'pipe', 'inherit'] });
   const sender = spawn(process.execPath, [...script('tcp-send'), String(mib)], { stdio: ['pipe', 'pipe', 'inherit'] });
@@ -65,45 +58,20 @@ async function runBench(): Promise<void> {
   const [url, lineCount] = await Promise.all([firstLine(peer, 'READY'), firstLine(sender, 'READY')]);
   const lines = Number(lineCount);
 
-  const port = await freePort();
-  const dir = mkdtempSync(join(tmpdir(), 'weir-bench-cloudg-pubsub-'));
-  const config = configFromObject(
-    {
-      data_dir: dir,
-      sources: { in: { type: 'socket', mode: 'tcp', address: `127.0.0.1:${port}` } },
-      sinks: {
-        topic: {
-          type: 'cloudg_pubsub',
-          inputs: ['in'],
-          project: 'weir-test',
-          topic: 'bench',
-          endpoint: url,
-          // the emulator checks no credentials; an API key keeps the token path out of the measure
-          api_key: 'bench',
-          encoding: { codec },
-          request: { concurrency },
-        },
-      },
+  const pipe = await socketPipeline('cloudg-pubsub', {
+    topic: {
+      type: 'cloudg_pubsub',
+      project: 'weir-test',
+      topic: 'bench',
+      endpoint: url,
+      // the emulator checks no credentials; an API key keeps the token path out of the measure
+      api_key: 'bench',
+      encoding: { codec },
+      request: { concurrency },
     },
-    catalog,
-  );
-  const topo = new Topology({ log: new LogRoot('warn') });
-  await topo.start(config);
-  await listening(port);
-
-  const t0 = performance.now();
-  sender.stdin!.write(`go ${port}\n`);
-  const sum = (name: string, tags: Record<string, string> = {}) => topo.registry.sum(name, { component_id: 'topic', ...tags });
-  await new Promise<void>((resolve) => {
-    const timer = setInterval(() => {
-      if (sum('component_sent_events_total') + sum('component_discarded_events_total') >= lines) {
-        clearInterval(timer);
-        resolve();
-      }
-    }, 5);
   });
-  const seconds = (performance.now() - t0) / 1000;
-  const rssMiB = Math.round(process.resourceUsage().maxRSS / 1024);
+  const { seconds, rssMiB } = await pipe.run(sender, 'topic', lines);
+  const sum = (metric: string) => pipe.sum('topic', metric);
   const weirCpu = process.cpuUsage();
   peer.stdin!.write('count\n');
   const stored = Number(await firstLine(peer, 'STORED'));
@@ -127,8 +95,7 @@ async function runBench(): Promise<void> {
       node: process.version,
     }),
   );
-  await topo.stop(5_000);
-  rmSync(dir, { recursive: true, force: true });
+  await pipe.stop();
   process.exit(stored === lines ? 0 : 1);
 }
 

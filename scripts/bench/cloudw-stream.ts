@@ -9,12 +9,9 @@
  * Usage: node dist/scripts/bench/cloudw-stream.js [MiB=16] [compression=none|gzip] [shards=4] [concurrency=adaptive] [target=kinesalite|null]
  */
 import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { createInterface } from 'node:readline';
-import { firstLine, freePort, listening, script } from './harness.js';
+import { firstLine, script, socketPipeline } from './harness.js';
 
 /** A responder that takes every PutRecords call whole and counts the records. */
 async function runNullPeer(): Promise<void> {
@@ -60,10 +57,6 @@ async function runBench(): Promise<void> {
   const shards = Number(process.argv[4] ?? 4);
   const target = process.argv[6] ?? 'kinesalite';
   const concurrency = process.argv[5] === undefined || process.argv[5] === 'adaptive' || process.argv[5] === 'none' ? (process.argv[5] ?? 'adaptive') : Number(process.argv[5]);
-  const { catalog } = await import('../../connectors/index.js');
-  const { configFromObject } = await import('../../lib/config/load.js');
-  const { LogRoot } = await import('../../lib/log.js');
-  const { Topology } = await import('../../lib/topology/topology.js');
 
   const peer = spawn(process.execPath, [...script('cloudw-stream'), target === 'null' ? 'null-peer' : 'peer', String(shards)], { stdio: ['pipe', 'pipe', 'inherit'] });
   const sender = spawn(process.execPath, [...script('tcp-send'), String(mib)], { stdio: ['pipe', 'pipe', 'inherit'] });
@@ -74,45 +67,20 @@ async function runBench(): Promise<void> {
   const [url, lineCount] = await Promise.all([firstLine(peer, 'READY'), firstLine(sender, 'READY')]);
   const lines = Number(lineCount);
 
-  const port = await freePort();
-  const dir = mkdtempSync(join(tmpdir(), 'weir-bench-cloudw-stream-'));
-  const config = configFromObject(
-    {
-      data_dir: dir,
-      sources: { in: { type: 'socket', mode: 'tcp', address: `127.0.0.1:${port}` } },
-      sinks: {
-        stream: {
-          type: 'cloudw_stream',
-          inputs: ['in'],
-          stream_name: 'bench',
-          endpoint: url,
-          auth: { access_key_id: 'bench', secret_access_key: 'bench' },
-          encoding: { codec: 'json' },
-          compression,
-          request: { concurrency },
-        },
-      },
+  const pipe = await socketPipeline('cloudw-stream', {
+    stream: {
+      type: 'cloudw_stream',
+      stream_name: 'bench',
+      endpoint: url,
+      auth: { access_key_id: 'bench', secret_access_key: 'bench' },
+      encoding: { codec: 'json' },
+      compression,
+      request: { concurrency },
     },
-    catalog,
-  );
-  const topo = new Topology({ log: new LogRoot('warn') });
-  await topo.start(config);
-  await listening(port);
-
-  const cpu0 = process.cpuUsage();
-  const t0 = performance.now();
-  sender.stdin!.write(`go ${port}\n`);
-  const sum = (name: string, tags: Record<string, string> = {}) => topo.registry.sum(name, { component_id: 'stream', ...tags });
-  await new Promise<void>((resolve) => {
-    const timer = setInterval(() => {
-      if (sum('component_sent_events_total') + sum('component_discarded_events_total') >= lines) {
-        clearInterval(timer);
-        resolve();
-      }
-    }, 5);
   });
-  const seconds = (performance.now() - t0) / 1000;
-  const rssMiB = Math.round(process.resourceUsage().maxRSS / 1024);
+  const cpu0 = process.cpuUsage();
+  const { seconds, rssMiB } = await pipe.run(sender, 'stream', lines);
+  const sum = (metric: string) => pipe.sum('stream', metric);
   peer.stdin!.write('count\n');
   const weirCpu = process.cpuUsage(cpu0);
   const [stored, peerCpu] = (await firstLine(peer, 'STORED')).split(' ').map(Number) as [number, number];
@@ -141,8 +109,7 @@ async function runBench(): Promise<void> {
       node: process.version,
     }),
   );
-  await topo.stop(5_000);
-  rmSync(dir, { recursive: true, force: true });
+  await pipe.stop();
   process.exit(stored === lines ? 0 : 1);
 }
 

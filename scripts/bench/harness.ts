@@ -66,3 +66,50 @@ export function whenDone(done: () => boolean, everyMs = 5): Promise<void> {
 
 /** This process's peak resident set, MiB. */
 export const peakRssMiB = (): number => process.resourceUsage().maxRSS / 1024;
+
+/** A running `socket(tcp) -> <sinks>` topology, listening for the sender. */
+export interface SocketPipeline {
+  readonly topo: import('../../lib/topology/topology.js').Topology;
+  readonly port: number;
+  readonly dir: string;
+  /** A metric of one component, summed over its tag sets. */
+  sum(componentId: string, name: string, tags?: Record<string, string>): number;
+  /** Tells the sender to go and resolves once `sinkId` settled `lines` events (sent or discarded). */
+  run(sender: ReturnType<typeof spawn>, sinkId: string, lines: number): Promise<{ seconds: number; rssMiB: number }>;
+  stop(): Promise<void>;
+}
+
+/** Starts weir's side of a socket benchmark: the sinks given (their `inputs` default to the source). */
+export async function socketPipeline(name: string, sinks: Record<string, Record<string, unknown>>): Promise<SocketPipeline> {
+  // loaded here, not at the top: a peer process that imports this module stays light
+  const { mkdtempSync, rmSync } = await import('node:fs');
+  const { tmpdir } = await import('node:os');
+  const { catalog } = await import('../../connectors/index.js');
+  const { configFromObject } = await import('../../lib/config/load.js');
+  const { LogRoot } = await import('../../lib/log.js');
+  const { Topology } = await import('../../lib/topology/topology.js');
+  const port = await freePort();
+  const dir = mkdtempSync(join(tmpdir(), `weir-bench-${name}-`));
+  const wired = Object.fromEntries(Object.entries(sinks).map(([id, s]) => [id, { inputs: ['in'], ...s }]));
+  const config = configFromObject({ data_dir: dir, sources: { in: { type: 'socket', mode: 'tcp', address: `127.0.0.1:${port}` } }, sinks: wired }, catalog);
+  const topo = new Topology({ log: new LogRoot('warn') });
+  await topo.start(config);
+  await listening(port);
+  const sum = (id: string, metric: string, tags: Record<string, string> = {}) => topo.registry.sum(metric, { component_id: id, ...tags });
+  return {
+    topo,
+    port,
+    dir,
+    sum,
+    async run(sender, sinkId, lines) {
+      const t0 = performance.now();
+      sender.stdin!.write(`go ${port}\n`);
+      await whenDone(() => sum(sinkId, 'component_sent_events_total') + sum(sinkId, 'component_discarded_events_total') >= lines);
+      return { seconds: (performance.now() - t0) / 1000, rssMiB: Math.round(peakRssMiB()) };
+    },
+    async stop() {
+      await topo.stop(5_000);
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}

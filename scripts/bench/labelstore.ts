@@ -7,11 +7,8 @@
  * Usage: node dist/scripts/bench/labelstore.js [MiB=128] [compression=snappy|gzip|none] [out_of_order_action=drop] [concurrency=none]
  */
 import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { createInterface } from 'node:readline';
-import { firstLine, freePort, listening, script } from './harness.js';
+import { firstLine, script, socketPipeline } from './harness.js';
 
 /** The store in its own process: prints READY <url>, answers "count" with STORED <entries> <pushes>. */
 async function runPeer(): Promise<void> {
@@ -40,11 +37,6 @@ async function runBench(): Promise<void> {
   const compression = process.argv[3] ?? 'snappy';
   const action = process.argv[4] ?? 'drop';
   const concurrency = process.argv[5] === undefined || process.argv[5] === 'none' || process.argv[5] === 'adaptive' ? (process.argv[5] ?? 'none') : Number(process.argv[5]);
-  const { catalog } = await import('../../connectors/index.js');
-  const { configFromObject } = await import('../../lib/config/load.js');
-  const { LogRoot } = await import('../../lib/log.js');
-  const { Topology } = await import('../../lib/topology/topology.js');
-
   const peer = spawn(process.execPath, [...script('labelstore'), 'peer', action], { stdio: ['pipe', 'pipe', 'inherit'] });
   const sender = spawn(process.execPath, [...script('tcp-send'), String(mib)], { stdio: ['pipe', 'pipe', 'inherit'] });
   process.on('exit', () => {
@@ -54,44 +46,19 @@ async function runBench(): Promise<void> {
   const [url, lineCount] = await Promise.all([firstLine(peer, 'READY'), firstLine(sender, 'READY')]);
   const lines = Number(lineCount);
 
-  const port = await freePort();
-  const dir = mkdtempSync(join(tmpdir(), 'weir-bench-labelstore-'));
-  const config = configFromObject(
-    {
-      data_dir: dir,
-      sources: { in: { type: 'socket', mode: 'tcp', address: `127.0.0.1:${port}` } },
-      sinks: {
-        store: {
-          type: 'labelstore',
-          inputs: ['in'],
-          endpoint: url,
-          encoding: { codec: 'text' },
-          labels: { job: 'bench', source: '{{ source_type }}' },
-          compression,
-          out_of_order_action: action,
-          request: { concurrency },
-        },
-      },
+  const pipe = await socketPipeline('labelstore', {
+    store: {
+      type: 'labelstore',
+      endpoint: url,
+      encoding: { codec: 'text' },
+      labels: { job: 'bench', source: '{{ source_type }}' },
+      compression,
+      out_of_order_action: action,
+      request: { concurrency },
     },
-    catalog,
-  );
-  const topo = new Topology({ log: new LogRoot('warn') });
-  await topo.start(config);
-  await listening(port);
-
-  const t0 = performance.now();
-  sender.stdin!.write(`go ${port}\n`);
-  const sum = (name: string, tags: Record<string, string> = {}) => topo.registry.sum(name, { component_id: 'store', ...tags });
-  await new Promise<void>((resolve) => {
-    const timer = setInterval(() => {
-      if (sum('component_sent_events_total') + sum('component_discarded_events_total') >= lines) {
-        clearInterval(timer);
-        resolve();
-      }
-    }, 5);
   });
-  const seconds = (performance.now() - t0) / 1000;
-  const rssMiB = Math.round(process.resourceUsage().maxRSS / 1024);
+  const { seconds, rssMiB } = await pipe.run(sender, 'store', lines);
+  const sum = (name: string) => pipe.sum('store', name);
   peer.stdin!.write('count\n');
   const [stored, pushes] = (await firstLine(peer, 'STORED')).split(' ').map(Number) as [number, number];
   console.log(
@@ -115,8 +82,7 @@ async function runBench(): Promise<void> {
       node: process.version,
     }),
   );
-  await topo.stop(5_000);
-  rmSync(dir, { recursive: true, force: true });
+  await pipe.stop();
   process.exit(stored === lines ? 0 : 1);
 }
 
