@@ -218,7 +218,12 @@ if (kind === 'http-baseline' || kind === 'regex-baseline') {
               diskAfterPerEvent: dirBytes(store) / lines,
             }
           : {};
-      rmSync(dir, { recursive: true, force: true });
+      // the store may still be compacting: what it leaves in the temporary folder is not worth a failed run
+      try {
+        rmSync(dir, { recursive: true, force: true });
+      } catch {
+        // left for the system's temporary-file cleanup
+      }
       report(extra);
     }
   }, 2);
