@@ -155,10 +155,18 @@ encoding.codec = "json"
       );
       p = startWeir(['--config', cfg]);
       await until(() => p!.stderr().includes('weir started'), 20_000, 'the daemon to start');
-      const socket = await new Promise<Socket>((resolve, reject) => {
-        const s = connect(port, '127.0.0.1', () => resolve(s));
-        s.once('error', reject);
-      });
+      // the socket source listens shortly after the start line: connect once it does
+      let socket: Socket | undefined;
+      for (const deadline = Date.now() + 20_000; !socket; ) {
+        socket = await new Promise<Socket | undefined>((resolve) => {
+          const s = connect(port, '127.0.0.1', () => resolve(s));
+          s.once('error', () => resolve(undefined));
+        });
+        if (!socket) {
+          if (Date.now() > deadline) throw new Error(`the socket source never listened; stderr: ${p.stderr()}`);
+          await new Promise((r) => setTimeout(r, 50));
+        }
+      }
       const good = (i: number) => `127.0.0.${i} - frank [10/Oct/2000:13:55:36 -0700] "GET /item/${i} HTTP/1.0" 200 ${1000 + i}`;
       socket.write(' '.repeat(200) + 'x\n');
       for (let i = 1; i <= 50; i++) socket.write(good(i) + '\n');
