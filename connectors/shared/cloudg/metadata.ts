@@ -3,7 +3,10 @@
  * metadata server through google-auth-library's Compute client. The library takes the server's
  * host from `GCE_METADATA_HOST` only, so the spec's `CLOUDG_METADATA_HOST` is copied there.
  */
-import { Compute } from 'google-auth-library';
+import type { Compute } from 'google-auth-library';
+import { lazyModule } from '../lazy-module.js';
+
+const googleAuth = lazyModule<typeof import('google-auth-library')>('google-auth-library');
 
 /** The metadata server google-auth-library asks when no host is set. */
 export const DEFAULT_METADATA_HOST = 'metadata.google.internal';
@@ -16,5 +19,5 @@ export function metadataHost(env: NodeJS.ProcessEnv): string {
 /** A Compute client asking `host` for tokens of the default service account with `scope`. */
 export function metadataClient(host: string, scope: string): Compute {
   if (host !== DEFAULT_METADATA_HOST) process.env.GCE_METADATA_HOST = host;
-  return new Compute({ scopes: [scope] });
+  return new (googleAuth().Compute)({ scopes: [scope] });
 }

@@ -5,7 +5,10 @@
  * honoured, so the assertion's audience and the request URL are both set to `token_uri`.
  */
 import { readFileSync } from 'node:fs';
-import { JWT } from 'google-auth-library';
+import type { JWT } from 'google-auth-library';
+import { lazyModule } from '../lazy-module.js';
+
+const googleAuth = lazyModule<typeof import('google-auth-library')>('google-auth-library');
 
 /** Where google-auth-library sends every service-account token request. */
 const LIBRARY_TOKEN_URL = 'https://oauth2.googleapis.com/token';
@@ -48,7 +51,7 @@ export function readServiceAccountKey(path: string): ServiceAccountKey {
 
 /** A JWT client that exchanges its assertion at `key.token_uri`, audience included, through `fetchImplementation` when given. */
 export function serviceAccountClient(key: ServiceAccountKey, scope: string, fetchImplementation?: typeof fetch): JWT {
-  const jwt = new JWT({
+  const jwt = new (googleAuth().JWT)({
     ...(fetchImplementation ? { transporterOptions: { fetchImplementation } } : {}),
     email: key.client_email,
     key: key.private_key,

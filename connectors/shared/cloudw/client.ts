@@ -3,13 +3,16 @@
  * chain, the SDK's own retries off (the skeleton's Fibonacci policy governs, reference sinks §0.9),
  * keep-alive agents with the component's TLS and proxy settings, and a logger that stays quiet.
  */
-import { NodeHttpHandler } from '@smithy/node-http-handler';
+import type { NodeHttpHandler } from '@smithy/node-http-handler';
 import type { ComponentContext } from '../../../lib/component.js';
 import { resolveProxy } from '../../../lib/net/proxy.js';
 import { tlsConnectOptions } from '../../../lib/net/tls.js';
 import { cloudwAgents } from './agents.js';
 import { type CloudwCredentialProvider, cloudwCredentials, cloudwEnv } from './credentials.js';
 import type { CloudwConnection } from './options.js';
+import { lazyModule } from '../lazy-module.js';
+
+const httpHandler = lazyModule<typeof import('@smithy/node-http-handler')>('@smithy/node-http-handler');
 
 type Env = Readonly<Record<string, string | undefined>>;
 
@@ -41,7 +44,7 @@ export function cloudwRegion(options: Pick<CloudwConnection, 'region' | 'auth'>,
 /** The request handler alone (keep-alive agents, TLS, proxy); TLS files are read here, so bad ones fail at build. */
 export function cloudwRequestHandler(options: Pick<CloudwConnection, 'tls' | 'proxy'>, ctx: Pick<ComponentContext, 'globals'>, env: Env = process.env): NodeHttpHandler {
   const { httpAgent, httpsAgent } = cloudwAgents(tlsConnectOptions(options.tls ?? undefined), resolveProxy(options.proxy, ctx.globals.proxy, env));
-  return new NodeHttpHandler({ httpAgent, httpsAgent });
+  return new (httpHandler().NodeHttpHandler)({ httpAgent, httpsAgent });
 }
 
 /**

@@ -10,14 +10,17 @@
  * `fromEnv` reads only `process.env`, and the environment here is a parameter); the metadata client
  * stays weir's own, see {@link fromImds}.
  */
-import { fromIni, fromTemporaryCredentials } from '@aws-sdk/credential-providers';
-import { loadSharedConfigFiles, memoize } from '@smithy/core/config';
-import { NodeHttpHandler } from '@smithy/node-http-handler';
+import type { NodeHttpHandler } from '@smithy/node-http-handler';
 import { access, constants } from 'node:fs/promises';
 import { request as httpRequest } from 'node:http';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import type { CloudwAuth } from './options.js';
+import { lazyModule } from '../lazy-module.js';
+
+const providers = lazyModule<typeof import('@aws-sdk/credential-providers')>('@aws-sdk/credential-providers');
+const smithyConfig = lazyModule<typeof import('@smithy/core/config')>('@smithy/core/config');
+const httpHandler = lazyModule<typeof import('@smithy/node-http-handler')>('@smithy/node-http-handler');
 
 type Env = Readonly<Record<string, string | undefined>>;
 
@@ -130,7 +133,7 @@ async function fromSharedFiles(auth: CloudwAuth, env: Env): Promise<Found> {
   // Looked at before fromIni, which would run credential_process or assume role_arn itself; only
   // profiles with keys reach it. The config file's `[profile name]` arrives here as `name`.
   const init = { profile, filepath: paths.credentials, configFilepath: paths.config };
-  const files = await loadSharedConfigFiles({ ...init, ignoreCache: true });
+  const files = await smithyConfig().loadSharedConfigFiles({ ...init, ignoreCache: true });
   const sectionOf = (file: Record<string, Record<string, string | undefined>>) => (Object.hasOwn(file, profile) ? file[profile] : undefined);
   const sections = [
     [sectionOf(files.credentialsFile), paths.credentials],
@@ -147,7 +150,7 @@ async function fromSharedFiles(auth: CloudwAuth, env: Env): Promise<Found> {
   const merged = { ...sections[1][0], ...sections[0][0] };
   if (!merged.aws_access_key_id || !merged.aws_secret_access_key) return { miss: `${where} (no keys for the profile)` };
   // ignoreCache off: fromIni parses the very text checked above, which the loader has just cached
-  return { creds: await fromIni({ ...init, ignoreCache: false })() };
+  return { creds: await providers().fromIni({ ...init, ignoreCache: false })() };
 }
 
 interface ImdsOptions {
@@ -274,7 +277,7 @@ function abortable(handler: NodeHttpHandler, signal: () => AbortSignal): Pick<No
 function assumeRole(auth: CloudwAuth, env: Env, target: StsTarget, base: CloudwCredentialProvider, signal: () => AbortSignal): CloudwCredentialProvider {
   const role = auth.assume_role as string;
   const endpoint = cloudwEnv(env, 'ENDPOINT_URL_STS') ?? target.endpoint;
-  const provider = fromTemporaryCredentials({
+  const provider = providers().fromTemporaryCredentials({
     params: {
       RoleArn: role,
       RoleSessionName: auth.session_name ?? cloudwEnv(env, 'ROLE_SESSION_NAME') ?? `weir-${Date.now()}`,
@@ -285,7 +288,7 @@ function assumeRole(auth: CloudwAuth, env: Env, target: StsTarget, base: CloudwC
       region: auth.region ?? target.region ?? cloudwEnv(env, 'DEFAULT_REGION') ?? cloudwEnv(env, 'REGION') ?? 'us-east-1',
       ...(endpoint ? { endpoint } : {}),
       maxAttempts: 1,
-      requestHandler: abortable(target.requestHandler ?? new NodeHttpHandler(), signal),
+      requestHandler: abortable(target.requestHandler ?? new (httpHandler().NodeHttpHandler)(), signal),
     },
     logger: quiet,
   });
@@ -328,8 +331,8 @@ export function cloudwCredentials(auth: CloudwAuth, env: Env = process.env, targ
   // the signal of the lookup under way; memoize runs one lookup at a time
   let signal = new AbortController().signal;
   const chain: CloudwCredentialProvider = () => lookUp(auth, env, signal);
-  const load = auth.assume_role === undefined ? chain : assumeRole(auth, env, target, memoize(chain, expiring, expires), () => signal);
-  const provider = memoize(
+  const load = auth.assume_role === undefined ? chain : assumeRole(auth, env, target, smithyConfig().memoize(chain, expiring, expires), () => signal);
+  const provider = smithyConfig().memoize(
     () =>
       withinLoadTimeout(auth, (s) => {
         signal = s;

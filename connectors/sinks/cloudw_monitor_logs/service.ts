@@ -7,20 +7,14 @@
  * policy (Vector's options). Sequence tokens are not sent: the service ignores them.
  */
 import { gzipSync } from 'node:zlib';
-import {
-  CloudWatchLogsClient,
-  CreateLogGroupCommand,
-  CreateLogStreamCommand,
-  DescribeLogGroupsCommand,
-  DescribeLogStreamsCommand,
-  PutLogEventsCommand,
-  PutRetentionPolicyCommand,
-  type RejectedLogEventsInfo,
-} from '@aws-sdk/client-cloudwatch-logs';
+import type { CloudWatchLogsClient, RejectedLogEventsInfo } from '@aws-sdk/client-cloudwatch-logs';
 import type { ComponentContext } from '../../../lib/component.js';
 import { type CloudwClientConfig, cloudwClientConfig } from '../../shared/cloudw/client.js';
 import type { CloudwMonitorLogsConfig } from './config.js';
 import type { LogCall, LogsRequest } from './request.js';
+import { lazyModule } from '../../shared/lazy-module.js';
+
+const logsSdk = lazyModule<typeof import('@aws-sdk/client-cloudwatch-logs')>('@aws-sdk/client-cloudwatch-logs');
 
 /** A group or stream is missing and the options forbid creating it: not worth another attempt. */
 export class MissingDestinationError extends Error {
@@ -88,7 +82,7 @@ export function createLogsService(
   hooks: { rejectedByService?(info: RejectedLogEventsInfo, req: LogsRequest): void } = {},
 ): LogsService {
   const clientConfig = cloudwClientConfig(config, ctx);
-  const client = new CloudWatchLogsClient({ ...clientConfig });
+  const client = new (logsSdk().CloudWatchLogsClient)({ ...clientConfig });
   putHeaders(client, config.request.headers);
   if (config.compression === 'gzip') gzipBodies(client);
 
@@ -97,18 +91,18 @@ export function createLogsService(
     const ignoreExisting = (err: unknown) => {
       if (codeOf(err) !== 'ResourceAlreadyExistsException') throw err;
     };
-    const createStream = () => client.send(new CreateLogStreamCommand({ logGroupName: group, logStreamName: stream }), { abortSignal }).then(undefined, ignoreExisting);
+    const createStream = () => client.send(new (logsSdk().CreateLogStreamCommand)({ logGroupName: group, logStreamName: stream }), { abortSignal }).then(undefined, ignoreExisting);
     let found: boolean;
     try {
       // streams are listed by name, so the exact name comes first among those it prefixes
-      const out = await client.send(new DescribeLogStreamsCommand({ logGroupName: group, logStreamNamePrefix: stream, limit: 1 }), { abortSignal });
+      const out = await client.send(new (logsSdk().DescribeLogStreamsCommand)({ logGroupName: group, logStreamNamePrefix: stream, limit: 1 }), { abortSignal });
       found = out.logStreams?.[0]?.logStreamName === stream;
     } catch (err) {
       if (codeOf(err) !== 'ResourceNotFoundException') throw err;
       if (!config.create_missing_group) throw new MissingDestinationError(`log group ${JSON.stringify(group)} does not exist and create_missing_group is false`);
       ctx.log.info('Creating log group.', { group });
-      await client.send(new CreateLogGroupCommand({ logGroupName: group, kmsKeyId: config.kms_key, tags: config.tags }), { abortSignal }).then(undefined, ignoreExisting);
-      if (config.retention.enabled) await client.send(new PutRetentionPolicyCommand({ logGroupName: group, retentionInDays: config.retention.days! }), { abortSignal });
+      await client.send(new (logsSdk().CreateLogGroupCommand)({ logGroupName: group, kmsKeyId: config.kms_key, tags: config.tags }), { abortSignal }).then(undefined, ignoreExisting);
+      if (config.retention.enabled) await client.send(new (logsSdk().PutRetentionPolicyCommand)({ logGroupName: group, retentionInDays: config.retention.days! }), { abortSignal });
       // spec 01 §3: a new group gets its first stream whatever create_missing_stream says
       ctx.log.info('Creating log stream.', { group, stream });
       await createStream();
@@ -122,7 +116,7 @@ export function createLogsService(
 
   const putCall = async (req: LogsRequest, call: LogCall, abortSignal: AbortSignal) => {
     const command = () =>
-      client.send(new PutLogEventsCommand({ logGroupName: req.group, logStreamName: req.stream, logEvents: call.logEvents as { timestamp: number; message: string }[] }), { abortSignal });
+      client.send(new (logsSdk().PutLogEventsCommand)({ logGroupName: req.group, logStreamName: req.stream, logEvents: call.logEvents as { timestamp: number; message: string }[] }), { abortSignal });
     let out;
     try {
       out = await command();
@@ -154,7 +148,7 @@ export function createLogsService(
     },
     async healthcheck(abortSignal) {
       const dynamic = /\{\{|%/.test(config.group_name);
-      const out = await client.send(new DescribeLogGroupsCommand(dynamic ? { limit: 1 } : { logGroupNamePrefix: config.group_name, limit: 1 }), { abortSignal });
+      const out = await client.send(new (logsSdk().DescribeLogGroupsCommand)(dynamic ? { limit: 1 } : { logGroupNamePrefix: config.group_name, limit: 1 }), { abortSignal });
       if (dynamic || config.create_missing_group) return;
       if (out.logGroups?.[0]?.logGroupName !== config.group_name) throw new Error(`log group ${JSON.stringify(config.group_name)} not found (and create_missing_group is false)`);
     },

@@ -3,11 +3,14 @@
  * 1.0; `compression = "gzip"` turns on its request compression for every body (it would otherwise
  * compress bodies from 10 KiB on), `none` turns it off.
  */
-import { CloudWatchClient, PutMetricDataCommand } from '@aws-sdk/client-cloudwatch';
+
 import type { ComponentContext } from '../../../lib/component.js';
 import { type CloudwClientConfig, cloudwClientConfig } from '../../shared/cloudw/client.js';
 import type { CloudwMonitorMetricsConfig } from './config.js';
 import type { MetricsRequest } from './request.js';
+import { lazyModule } from '../../shared/lazy-module.js';
+
+const cloudwatch = lazyModule<typeof import('@aws-sdk/client-cloudwatch')>('@aws-sdk/client-cloudwatch');
 
 /** How far one send got: the calls accepted, and the error that stopped the rest. */
 export interface PutOutcome {
@@ -28,7 +31,7 @@ export interface MetricsService {
 /** Builds the client; TLS files are read here, so bad ones fail at build. */
 export function createMetricsService(config: CloudwMonitorMetricsConfig, ctx: Pick<ComponentContext, 'globals'>): MetricsService {
   const clientConfig = cloudwClientConfig(config, ctx);
-  const client = new CloudWatchClient({ ...clientConfig, disableRequestCompression: config.compression === 'none', requestMinCompressionSizeBytes: 0 });
+  const client = new (cloudwatch().CloudWatchClient)({ ...clientConfig, disableRequestCompression: config.compression === 'none', requestMinCompressionSizeBytes: 0 });
   const headers = Object.entries(config.request.headers);
   // `request.headers` (Vector's option) on every call, signed with the rest
   if (headers.length > 0)
@@ -48,7 +51,7 @@ export function createMetricsService(config: CloudwMonitorMetricsConfig, ctx: Pi
         // a call of first totals only has no datum to send
         if (call.datums.length === 0) continue;
         try {
-          await client.send(new PutMetricDataCommand({ Namespace: req.namespace, MetricData: call.datums as never }), { abortSignal });
+          await client.send(new (cloudwatch().PutMetricDataCommand)({ Namespace: req.namespace, MetricData: call.datums as never }), { abortSignal });
         } catch (error) {
           return { done: i, error };
         }
@@ -56,7 +59,7 @@ export function createMetricsService(config: CloudwMonitorMetricsConfig, ctx: Pi
       return { done: req.calls.length };
     },
     async healthcheck(abortSignal) {
-      await client.send(new PutMetricDataCommand({ Namespace: config.default_namespace, MetricData: [{ MetricName: 'healthcheck', Value: 1 }] }), { abortSignal });
+      await client.send(new (cloudwatch().PutMetricDataCommand)({ Namespace: config.default_namespace, MetricData: [{ MetricName: 'healthcheck', Value: 1 }] }), { abortSignal });
     },
     close: () => client.destroy(),
   };

@@ -1,9 +1,12 @@
 /** The S3 client of the sink, on the shared cloudw client config (SDK retries off, keep-alive agents, credential chain). */
-import { S3Client } from '@aws-sdk/client-s3';
+import type { S3Client } from '@aws-sdk/client-s3';
 import type { ComponentContext } from '../../../lib/component.js';
 import { cloudwClientConfig } from '../../shared/cloudw/client.js';
 import type { CloudwCredentialProvider } from '../../shared/cloudw/credentials.js';
 import type { CloudwObjectStorageConfig } from './config.js';
+import { lazyModule } from '../../shared/lazy-module.js';
+
+const s3 = lazyModule<typeof import('@aws-sdk/client-s3')>('@aws-sdk/client-s3');
 
 type Env = Readonly<Record<string, string | undefined>>;
 
@@ -19,6 +22,6 @@ export function createObjectStorageClient(
   env: Env = process.env,
 ): { client: S3Client; credentials: CloudwCredentialProvider } {
   const base = cloudwClientConfig(config, ctx, env);
-  const client = new S3Client({ ...base, forcePathStyle: config.force_path_style, requestChecksumCalculation: 'WHEN_REQUIRED', responseChecksumValidation: 'WHEN_REQUIRED' });
+  const client = new (s3().S3Client)({ ...base, forcePathStyle: config.force_path_style, requestChecksumCalculation: 'WHEN_REQUIRED', responseChecksumValidation: 'WHEN_REQUIRED' });
   return { client, credentials: base.credentials };
 }

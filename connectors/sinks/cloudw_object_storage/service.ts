@@ -3,17 +3,12 @@
  * a multipart upload (CreateMultipartUpload, UploadPart per part, CompleteMultipartUpload) that is
  * aborted when any step fails, so no incomplete upload is left to be billed. Never retries.
  */
-import {
-  AbortMultipartUploadCommand,
-  CompleteMultipartUploadCommand,
-  type CompletedPart,
-  CreateMultipartUploadCommand,
-  PutObjectCommand,
-  type S3Client,
-  UploadPartCommand,
-} from '@aws-sdk/client-s3';
+import type { CompletedPart, S3Client } from '@aws-sdk/client-s3';
 import type { ObjectHeaders } from './headers.js';
 import { type ObjectRequest, md5Base64 } from './request.js';
+import { lazyModule } from '../../shared/lazy-module.js';
+
+const s3 = lazyModule<typeof import('@aws-sdk/client-s3')>('@aws-sdk/client-s3');
 
 /** The service's largest part count. */
 const MAX_PARTS = 10_000;
@@ -38,7 +33,7 @@ const kms = (req: ObjectRequest): { SSEKMSKeyId?: string } => (req.kmsKeyId === 
 /** Writes objects with `client`; `headers` are the same for every object. */
 export function createObjectWriter(client: S3Client, headers: ObjectHeaders, opts: ObjectWriterOptions) {
   const put = async (req: ObjectRequest, signal: AbortSignal): Promise<ObjectWritten> => {
-    await client.send(new PutObjectCommand({ ...headers, ...kms(req), Key: req.key, Body: req.body, ContentMD5: req.md5, ContentLength: req.body.length }), { abortSignal: signal });
+    await client.send(new (s3().PutObjectCommand)({ ...headers, ...kms(req), Key: req.key, Body: req.body, ContentMD5: req.md5, ContentLength: req.body.length }), { abortSignal: signal });
     return { multipart: false, parts: 1 };
   };
 
@@ -46,7 +41,7 @@ export function createObjectWriter(client: S3Client, headers: ObjectHeaders, opt
     const body = req.body;
     // a body too large for MAX_PARTS parts of the configured size gets larger parts
     const partSize = Math.max(opts.partSizeBytes, Math.ceil(body.length / MAX_PARTS));
-    const created = await client.send(new CreateMultipartUploadCommand({ ...headers, ...kms(req), Key: req.key }), { abortSignal: signal });
+    const created = await client.send(new (s3().CreateMultipartUploadCommand)({ ...headers, ...kms(req), Key: req.key }), { abortSignal: signal });
     const uploadId = created.UploadId;
     if (!uploadId) throw new Error('CreateMultipartUpload answered without an UploadId');
     try {
@@ -62,7 +57,7 @@ export function createObjectWriter(client: S3Client, headers: ObjectHeaders, opt
           const chunk = body.subarray((n - 1) * partSize, Math.min(n * partSize, body.length));
           try {
             const out = await client.send(
-              new UploadPartCommand({ Bucket: headers.Bucket, Key: req.key, UploadId: uploadId, PartNumber: n, Body: chunk, ContentMD5: md5Base64(chunk), ContentLength: chunk.length }),
+              new (s3().UploadPartCommand)({ Bucket: headers.Bucket, Key: req.key, UploadId: uploadId, PartNumber: n, Body: chunk, ContentMD5: md5Base64(chunk), ContentLength: chunk.length }),
               { abortSignal: signal },
             );
             parts[n - 1] = { PartNumber: n, ETag: out.ETag };
@@ -73,11 +68,11 @@ export function createObjectWriter(client: S3Client, headers: ObjectHeaders, opt
       };
       await Promise.all(Array.from({ length: Math.min(PARTS_IN_FLIGHT, count) }, worker));
       if (failed) throw failed.err;
-      await client.send(new CompleteMultipartUploadCommand({ Bucket: headers.Bucket, Key: req.key, UploadId: uploadId, MultipartUpload: { Parts: parts } }), { abortSignal: signal });
+      await client.send(new (s3().CompleteMultipartUploadCommand)({ Bucket: headers.Bucket, Key: req.key, UploadId: uploadId, MultipartUpload: { Parts: parts } }), { abortSignal: signal });
       return { multipart: true, parts: parts.length };
     } catch (err) {
       // not under `signal`: a timed-out attempt still cleans up its parts
-      await client.send(new AbortMultipartUploadCommand({ Bucket: headers.Bucket, Key: req.key, UploadId: uploadId })).catch(() => undefined);
+      await client.send(new (s3().AbortMultipartUploadCommand)({ Bucket: headers.Bucket, Key: req.key, UploadId: uploadId })).catch(() => undefined);
       throw err;
     }
   };

@@ -1,5 +1,5 @@
 /** The `cloudw_object_storage` sink (spec 01 §2.3; reference sinks §10) as a composition of the request-sink skeleton. */
-import { HeadBucketCommand, type S3Client } from '@aws-sdk/client-s3';
+import type { S3Client } from '@aws-sdk/client-s3';
 import type { OperatorFunction } from 'rxjs';
 import type { ComponentContext, SinkContext } from '../../../lib/component.js';
 import type { Delivery, EventBatch } from '../../../lib/event.js';
@@ -17,6 +17,9 @@ import { ObjectStorageEvents } from './events.js';
 import { objectHeaders } from './headers.js';
 import { type ObjectRequest, buildObjectRequest } from './request.js';
 import { type ObjectWritten, createObjectWriter } from './service.js';
+import { lazyModule } from '../../shared/lazy-module.js';
+
+const s3 = lazyModule<typeof import('@aws-sdk/client-s3')>('@aws-sdk/client-s3');
 
 /** Builds the sink; `client` replaces the one the options describe (tests). */
 export function buildCloudwObjectStorageSink(config: CloudwObjectStorageConfig, ctx: SinkContext, client?: S3Client): OperatorFunction<EventBatch, Delivery> {
@@ -69,7 +72,7 @@ export async function cloudwObjectStorageHealthcheck(config: CloudwObjectStorage
       credentials,
       async (signal) => {
         try {
-          await client.send(new HeadBucketCommand({ Bucket: config.bucket }), { abortSignal: signal });
+          await client.send(new (s3().HeadBucketCommand)({ Bucket: config.bucket }), { abortSignal: signal });
         } catch (err) {
           const status = statusOfCloudwError(err);
           if (status === 403) throw new Error(`HeadBucket ${config.bucket}: invalid credentials (403)`);

@@ -1,5 +1,5 @@
 /** The `cloudw_queue` sink (spec 01 §2.3; reference sinks §9) as a composition of the request-sink skeleton. */
-import { GetQueueAttributesCommand, SQSClient, SendMessageBatchCommand, type SendMessageBatchCommandOutput } from '@aws-sdk/client-sqs';
+import type { SQSClient, SendMessageBatchCommandOutput } from '@aws-sdk/client-sqs';
 import { type OperatorFunction, Subject, filter, merge, tap } from 'rxjs';
 import type { ComponentContext, SinkContext } from '../../../lib/component.js';
 import type { Delivery, EventBatch } from '../../../lib/event.js';
@@ -11,10 +11,13 @@ import type { CloudwQueueSinkConfig } from './config.js';
 import { MAX_BATCH_ENTRIES, MAX_MESSAGE_BYTES, type QueueMessage, createQueueEncoder } from './encoder.js';
 import { type QueueRequest, buildQueueRequest } from './request.js';
 import { classifyBatchAnswer } from './retry.js';
+import { lazyModule } from '../../shared/lazy-module.js';
+
+const sqsSdk = lazyModule<typeof import('@aws-sdk/client-sqs')>('@aws-sdk/client-sqs');
 
 /** The client the sink sends with; `request.headers` go on every call, signed with it. */
 export function createQueueClient(config: CloudwQueueSinkConfig, ctx: Pick<ComponentContext, 'globals'>, clientConfig = cloudwClientConfig(config, ctx)): SQSClient {
-  const client = new SQSClient(clientConfig);
+  const client = new (sqsSdk().SQSClient)(clientConfig);
   const headers = config.request.headers;
   if (Object.keys(headers).length > 0)
     client.middlewareStack.add(
@@ -54,7 +57,7 @@ export function buildCloudwQueueSink(config: CloudwQueueSinkConfig, ctx: SinkCon
                   return '';
                 },
           build: (items) => buildQueueRequest(items),
-          send: (req, signal) => sqs.send(new SendMessageBatchCommand({ QueueUrl: config.queue_url, Entries: req.entries }), { abortSignal: signal }),
+          send: (req, signal) => sqs.send(new (sqsSdk().SendMessageBatchCommand)({ QueueUrl: config.queue_url, Entries: req.entries }), { abortSignal: signal }),
           classify: (res, req) =>
             classifyBatchAnswer(res, req, (r) => {
               rejectedEntries.add();
@@ -84,7 +87,7 @@ export async function cloudwQueueHealthcheck(config: CloudwQueueSinkConfig, ctx:
   try {
     await cloudwHealthcheck(
       clientConfig.credentials,
-      async (signal) => void (await sqs.send(new GetQueueAttributesCommand({ QueueUrl: config.queue_url }), { abortSignal: signal })),
+      async (signal) => void (await sqs.send(new (sqsSdk().GetQueueAttributesCommand)({ QueueUrl: config.queue_url }), { abortSignal: signal })),
       config.request.timeout_secs * 1000,
     );
   } finally {

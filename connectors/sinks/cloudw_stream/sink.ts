@@ -1,5 +1,5 @@
 /** The `cloudw_stream` sink (spec 01 §2.3; reference sinks §6) as a composition of the request-sink skeleton. */
-import { DescribeStreamCommand, KinesisClient, PutRecordsCommand, type PutRecordsCommandOutput } from '@aws-sdk/client-kinesis';
+import type { KinesisClient, PutRecordsCommandOutput } from '@aws-sdk/client-kinesis';
 import { type OperatorFunction, Subject, filter, merge, tap } from 'rxjs';
 import type { ComponentContext, SinkContext } from '../../../lib/component.js';
 import type { Delivery, Event, EventBatch } from '../../../lib/event.js';
@@ -13,12 +13,15 @@ import { type StreamRecord, createStreamEncoder } from './encoder.js';
 import { StreamSinkEvents } from './events.js';
 import { type StreamRequest, buildStreamRequest, recordCompressor } from './request.js';
 import { classifyPutRecords } from './retry.js';
+import { lazyModule } from '../../shared/lazy-module.js';
+
+const kinesisSdk = lazyModule<typeof import('@aws-sdk/client-kinesis')>('@aws-sdk/client-kinesis');
 
 /** What a request of no records "answers": nothing is left to send (its records were refused for good). */
 const NOTHING_LEFT: Pick<PutRecordsCommandOutput, 'FailedRecordCount' | 'Records'> = { FailedRecordCount: 0, Records: [] };
 
 /** The client the sink sends with. */
-export const createStreamClient = (config: CloudwStreamSinkConfig, ctx: Pick<ComponentContext, 'globals'>): KinesisClient => new KinesisClient(cloudwClientConfig(config, ctx));
+export const createStreamClient = (config: CloudwStreamSinkConfig, ctx: Pick<ComponentContext, 'globals'>): KinesisClient => new (kinesisSdk().KinesisClient)(cloudwClientConfig(config, ctx));
 
 /**
  * Builds the sink: PutRecords of at most 500 records and 5,000,000 bytes, batched across keys;
@@ -46,7 +49,7 @@ export function buildCloudwStreamSink(config: CloudwStreamSinkConfig, ctx: SinkC
           encode,
           build: (items) => buildStreamRequest(items, compress, config.partition_key_field, events),
           send: async (req, signal) =>
-            req.records.length === 0 ? NOTHING_LEFT : kinesis.send(new PutRecordsCommand({ StreamName: config.stream_name, Records: [...req.records] }), { abortSignal: signal }),
+            req.records.length === 0 ? NOTHING_LEFT : kinesis.send(new (kinesisSdk().PutRecordsCommand)({ StreamName: config.stream_name, Records: [...req.records] }), { abortSignal: signal }),
           classify: (res, req) => classifyPutRecords(res, req, outcome),
           isRetriableError: isRetriableCloudwError,
           close: () => (client ? undefined : kinesis.destroy()),
@@ -68,12 +71,12 @@ export function buildCloudwStreamSink(config: CloudwStreamSinkConfig, ctx: SinkC
 export async function cloudwStreamHealthcheck(config: CloudwStreamSinkConfig, ctx: Pick<ComponentContext, 'globals'>, client?: KinesisClient): Promise<void> {
   if (config.healthcheck.enabled === false) return;
   const clientConfig = cloudwClientConfig(config, ctx);
-  const kinesis = client ?? new KinesisClient(clientConfig);
+  const kinesis = client ?? new (kinesisSdk().KinesisClient)(clientConfig);
   try {
     await cloudwHealthcheck(
       clientConfig.credentials,
       async (signal) => {
-        const out = await kinesis.send(new DescribeStreamCommand({ StreamName: config.stream_name, Limit: 1 }), { abortSignal: signal });
+        const out = await kinesis.send(new (kinesisSdk().DescribeStreamCommand)({ StreamName: config.stream_name, Limit: 1 }), { abortSignal: signal });
         const name = out.StreamDescription?.StreamName;
         if (name !== config.stream_name) throw new Error(`stream "${config.stream_name}" described as "${name ?? ''}"`);
       },

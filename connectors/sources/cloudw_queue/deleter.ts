@@ -4,8 +4,11 @@
  * of an answered one, count in `queue_message_delete_failed_total` and those messages come back
  * after their visibility timeout.
  */
-import { DeleteMessageBatchCommand, type SQSClient } from '@aws-sdk/client-sqs';
+import type { SQSClient } from '@aws-sdk/client-sqs';
 import type { QueueSourceEvents } from './events.js';
+import { lazyModule } from '../../shared/lazy-module.js';
+
+const sqsSdk = lazyModule<typeof import('@aws-sdk/client-sqs')>('@aws-sdk/client-sqs');
 
 /** The service's limit on entries per DeleteMessageBatch call. */
 const MAX_ENTRIES = 10;
@@ -25,7 +28,7 @@ export function createDeleter(sqs: SQSClient, queueUrl: string, events: QueueSou
   const send = (handles: string[]): void => {
     const entries = handles.map((h, i) => ({ Id: String(i), ReceiptHandle: h }));
     const call = sqs
-      .send(new DeleteMessageBatchCommand({ QueueUrl: queueUrl, Entries: entries }), { abortSignal: AbortSignal.timeout(timeoutMs) })
+      .send(new (sqsSdk().DeleteMessageBatchCommand)({ QueueUrl: queueUrl, Entries: entries }), { abortSignal: AbortSignal.timeout(timeoutMs) })
       .then(
         (res) => {
           const failed = res.Failed ?? [];

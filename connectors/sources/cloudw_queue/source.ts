@@ -10,7 +10,7 @@
  * deleted once their events are in the buffers downstream. A message whose body yields no event
  * (empty, every frame discarded or undecodable) is deleted: it would never yield one.
  */
-import { type Message, ReceiveMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
+import type { Message, SQSClient } from '@aws-sdk/client-sqs';
 import { Observable } from 'rxjs';
 import { receivedBytesCounter } from '../../../lib/codecs/index.js';
 import type { SourceContext } from '../../../lib/component.js';
@@ -21,6 +21,9 @@ import type { CloudwQueueSourceConfig } from './config.js';
 import { createMessageDecoder, sentTimestamp } from './decode.js';
 import { createDeleter } from './deleter.js';
 import { QueueSourceEvents } from './events.js';
+import { lazyModule } from '../../shared/lazy-module.js';
+
+const sqsSdk = lazyModule<typeof import('@aws-sdk/client-sqs')>('@aws-sdk/client-sqs');
 
 /** reference sources §5.1: messages asked for per receive call (the service's maximum). */
 const MAX_MESSAGES = 10;
@@ -34,7 +37,7 @@ const RECEIVE_GRACE_MS = 30_000;
 /** Builds the source; `client` replaces the one made from the options (tests). */
 export function buildCloudwQueueSource(config: CloudwQueueSourceConfig, ctx: SourceContext, client?: SQSClient): Observable<EventBatch> {
   return new Observable<EventBatch>((subscriber) => {
-    const sqs = client ?? new SQSClient(cloudwClientConfig(config, ctx));
+    const sqs = client ?? new (sqsSdk().SQSClient)(cloudwClientConfig(config, ctx));
     const events = new QueueSourceEvents(ctx);
     const decode = createMessageDecoder(config, ctx);
     const deleter = createDeleter(sqs, config.queue_url, events, DELETE_TIMEOUT_MS);
@@ -92,7 +95,7 @@ export function buildCloudwQueueSource(config: CloudwQueueSourceConfig, ctx: Sou
         let messages: Message[];
         try {
           const res = await sqs.send(
-            new ReceiveMessageCommand({
+            new (sqsSdk().ReceiveMessageCommand)({
               QueueUrl: config.queue_url,
               MaxNumberOfMessages: MAX_MESSAGES,
               WaitTimeSeconds: config.poll_secs,
