@@ -28,6 +28,12 @@ export interface TopologyOptions {
   readonly log: LogRoot;
   readonly scheduler?: SchedulerLike;
   readonly buffers?: BufferFactory;
+  /**
+   * Threads for pipeline work (docs/threads.md): 1 runs everything on the calling thread; more
+   * runs eligible segments (stream source → stateless transforms → request sink) in that many
+   * worker threads. Default 1.
+   */
+  readonly threads?: number;
 }
 
 type ConfigOf<K extends ComponentKind> = Extract<ComponentConfig, { kind: K }>;
