@@ -1,19 +1,25 @@
 /**
  * One benchmark case in its own process (so peak RSS is its own): listens, prints "READY <port>",
  * waits for "go" on stdin, and prints one JSON result line once `lines` events were handled.
+ * Usage: tcp-case.js <case> <lines> [threads=1] (threads: the Topology's, for weir's cases).
  * Cases: baseline (bare Node: read socket, split lines, one object per line), blackhole, file,
- * http-baseline (bare Node: lines -> {message, timestamp} -> NDJSON POSTs of 1,000, 4 in flight)
- * and http (weir's http sink, ndjson) against the same minimal consumer in another process;
- * regex-baseline (bare Node: the Apache common-log regex on each line, its named captures copied into
- * the object, then posted as http-baseline does) and regex (socket -> remap(parse_regex) -> http);
- * disk is blackhole behind a disk buffer (max_size 1 GiB) and also reports the store's bytes per
- * event: encoded (buffer_received_event_bytes_total), on disk at its peak and after the run.
+ * tcp (weir's socket sink, mode tcp, text codec, newline framing, to tcp-consumer.ts in another
+ * process; done once the consumer counted every line), http-baseline (bare Node: lines ->
+ * {message, timestamp} -> NDJSON POSTs of 1,000, 4 in flight) and http (weir's http sink, ndjson)
+ * against the same minimal consumer in another process; regex-baseline (bare Node: the Apache
+ * common-log regex on each line, its named captures copied into the object, then posted as
+ * http-baseline does) and regex (socket -> remap(parse_regex) -> http); disk is blackhole behind a
+ * disk buffer (max_size 1 GiB) and also reports the store's bytes per event: encoded
+ * (buffer_received_event_bytes_total), on disk at its peak and after the run.
+ * Every result also holds this process's CPU time (user + system, all its threads) and the time its
+ * main thread spent in garbage collection, both from "go" to the end of the run. Worker threads'
+ * collections happen in their own isolates and are not observed here; their CPU time is counted.
  */
 import { createServer } from 'node:net';
 import { Agent, request } from 'node:http';
 import { spawn } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
 import { createInterface } from 'node:readline';
+import { PerformanceObserver } from 'node:perf_hooks';
 import { mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -22,24 +28,37 @@ import { catalog } from '../../connectors/index.js';
 import { Topology } from '../../lib/topology/topology.js';
 import { LogRoot } from '../../lib/log.js';
 import { diskBufferPath } from '../../lib/buffer/index.js';
-import { freePort, listening } from './harness.js';
+import { freePort, listening, script } from './harness.js';
 
-const [kind = 'baseline', linesArg = '0'] = process.argv.slice(2);
+const [kind = 'baseline', linesArg = '0', threadsArg = '1'] = process.argv.slice(2);
 const lines = Number(linesArg);
+const threads = Number(threadsArg);
 // weir's cases run as the CLI does: the old generation grows with the live heap (lib/heap-growth.ts)
 if (!kind.endsWith('baseline')) await import('../../lib/heap-growth.js');
 let t0 = 0;
+let cpu0: NodeJS.CpuUsage = { user: 0, system: 0 };
+/** Milliseconds of garbage collection on this thread since "go". */
+let gcMs = 0;
+const gc = new PerformanceObserver((list) => {
+  for (const e of list.getEntries()) if (t0 > 0 && e.startTime >= t0) gcMs += e.duration;
+});
+gc.observe({ entryTypes: ['gc'] });
 const go = new Promise<void>((resolve) =>
   createInterface({ input: process.stdin }).once('line', () => {
     t0 = performance.now();
+    cpu0 = process.cpuUsage();
     resolve();
   }),
 );
 
 function report(extra: Record<string, unknown> = {}) {
   const seconds = (performance.now() - t0) / 1000;
+  const cpu = process.cpuUsage(cpu0);
+  // entries not yet handed to the callback (it runs asynchronously)
+  for (const e of gc.takeRecords()) if (e.startTime >= t0) gcMs += e.duration;
   const rssMiB = process.resourceUsage().maxRSS / 1024;
-  process.stdout.write(JSON.stringify({ case: kind, seconds, events: lines, rssMiB, ...extra }) + '\n');
+  const cpuSeconds = (cpu.user + cpu.system) / 1e6;
+  process.stdout.write(JSON.stringify({ case: kind, threads, seconds, events: lines, rssMiB, cpuSeconds, gcSeconds: gcMs / 1000, ...extra }) + '\n');
   process.exit(0);
 }
 
@@ -76,19 +95,21 @@ function lineSplitter(onLine: (line: string) => void): (chunk: string) => void {
   };
 }
 
-/** Starts the benchmark's HTTP consumer in its own process; resolves with its port. */
-async function startConsumer(): Promise<number> {
-  const file = fileURLToPath(new URL(import.meta.url.endsWith('.ts') ? './http-consumer.ts' : './http-consumer.js', import.meta.url));
-  const child = spawn(process.execPath, [...(file.endsWith('.ts') ? ['--import', 'tsx'] : []), file], { stdio: ['ignore', 'pipe', 'inherit'] });
+/**
+ * Starts a consumer script (http-consumer, tcp-consumer) in its own process; resolves with its port.
+ * `onLine` sees its later stdout lines.
+ */
+async function startConsumer(name: string, args: string[] = [], onLine?: (line: string) => void): Promise<number> {
+  const child = spawn(process.execPath, [...script(name), ...args], { stdio: ['ignore', 'pipe', 'inherit'] });
   process.on('exit', () => child.kill());
   // a signal skips 'exit' handlers: turn it into an exit so the consumer never outlives the case
   process.once('SIGTERM', () => process.exit(0));
   return new Promise((resolve) => {
-    let out = '';
-    child.stdout!.on('data', (c: Buffer) => {
-      out += c.toString();
-      const m = /"port":(\d+)/.exec(out);
-      if (m) resolve(Number(m[1]));
+    let port = 0;
+    createInterface({ input: child.stdout! }).on('line', (l) => {
+      const m = port ? null : /"port":(\d+)/.exec(l);
+      if (m) resolve((port = Number(m[1])));
+      else onLine?.(l);
     });
   });
 }
@@ -109,7 +130,7 @@ const recordOf =
     : (line: string) => JSON.stringify({ message: line, timestamp: new Date().toISOString() });
 
 if (kind === 'http-baseline' || kind === 'regex-baseline') {
-  const consumer = await startConsumer();
+  const consumer = await startConsumer('http-consumer');
   const agent = new Agent({ keepAlive: true, maxSockets: 4 });
   let acked = 0;
   let inFlight = 0;
@@ -187,18 +208,29 @@ if (kind === 'http-baseline' || kind === 'regex-baseline') {
 } else {
   const port = await freePort();
   const dir = mkdtempSync(join(tmpdir(), 'weir-bench-'));
+  /** tcp: the consumer counted every line. */
+  let received = false;
   const sink =
     kind === 'file'
       ? { type: 'file', inputs: ['in'], path: join(dir, 'out.log'), encoding: { codec: 'text' } }
-      : kind === 'http' || kind === 'regex'
-        ? { type: 'http', inputs: ['in'], uri: `http://127.0.0.1:${await startConsumer()}/`, encoding: { codec: 'ndjson' }, batch: { max_events: 1000 }, request: { concurrency: 4 }, healthcheck: { enabled: false } }
-        : kind === 'disk'
-          ? { type: 'blackhole', inputs: ['in'], print_interval_secs: 0, buffer: { type: 'disk', max_size: 1024 ** 3 } }
-          : { type: 'blackhole', inputs: ['in'], print_interval_secs: 0 };
+      : kind === 'tcp'
+        ? {
+            type: 'socket',
+            inputs: ['in'],
+            mode: 'tcp',
+            address: `127.0.0.1:${await startConsumer('tcp-consumer', [String(lines)], (l) => (received ||= l.startsWith('{"lines"')))}`,
+            encoding: { codec: 'text' },
+            framing: { method: 'newline_delimited' },
+          }
+        : kind === 'http' || kind === 'regex'
+          ? { type: 'http', inputs: ['in'], uri: `http://127.0.0.1:${await startConsumer('http-consumer')}/`, encoding: { codec: 'ndjson' }, batch: { max_events: 1000 }, request: { concurrency: 4 }, healthcheck: { enabled: false } }
+          : kind === 'disk'
+            ? { type: 'blackhole', inputs: ['in'], print_interval_secs: 0, buffer: { type: 'disk', max_size: 1024 ** 3 } }
+            : { type: 'blackhole', inputs: ['in'], print_interval_secs: 0 };
   const transforms = kind === 'regex' ? { parse: { type: 'remap', inputs: ['in'], source: `. |= parse_regex!(.message, r'${COMMON_LOG}')` } } : {};
   if (kind === 'regex') (sink as { inputs: string[] }).inputs = ['parse'];
   const config = configFromObject({ data_dir: dir, sources: { in: { type: 'socket', mode: 'tcp', address: `127.0.0.1:${port}` } }, transforms, sinks: { out: sink } }, catalog);
-  const topo = new Topology({ log: new LogRoot('warn') });
+  const topo = new Topology({ log: new LogRoot('warn'), threads });
   await topo.start(config);
   await listening(port);
   process.stdout.write(`READY ${port}\n`);
@@ -207,7 +239,7 @@ if (kind === 'http-baseline' || kind === 'regex-baseline') {
   let peakDisk = 0;
   const sampler = kind === 'disk' ? setInterval(() => (peakDisk = Math.max(peakDisk, dirBytes(store))), 100) : undefined;
   const timer = setInterval(() => {
-    if (topo.registry.sum('component_sent_events_total', { component_id: 'out' }) >= lines) {
+    if (kind === 'tcp' ? received : topo.registry.sum('component_sent_events_total', { component_id: 'out' }) >= lines) {
       clearInterval(timer);
       clearInterval(sampler);
       const extra =
