@@ -1483,6 +1483,8 @@ function callRun(def: FnDef, args: CompiledArgs, prepared: unknown, closure: Clo
   const n = def.params.length;
   // one environment per call site, refilled on each run
   const env: { ctx: Ctx; closure: ((...p: Value[]) => Value) | undefined; prepared: unknown } = { ctx: undefined as unknown as Ctx, closure: undefined, prepared };
+  // the closure reads the run's context from the environment, so one function serves every run
+  if (closure) env.closure = (...p: Value[]) => closure(env.ctx, p);
   const hasChecks = checks.some((c) => c !== undefined);
   const impl = def.call;
   return (ctx) => {
@@ -1501,11 +1503,10 @@ function callRun(def: FnDef, args: CompiledArgs, prepared: unknown, closure: Clo
         if (want === undefined) continue;
         const v = vals[i];
         if (v === undefined) continue;
-        if ((K.kindOfValue(v).bits & want) === 0) wrap(new VrlError(`expected ${K.kindName(want)}, got ${K.valueKindName(v)}`));
+        if ((K.valueBits(v) & want) === 0) wrap(new VrlError(`expected ${K.kindName(want)}, got ${K.valueKindName(v)}`));
       }
     }
     env.ctx = ctx;
-    if (closure) env.closure = (...p: Value[]) => closure(ctx, p);
     try {
       return impl(vals, env as CallEnv);
     } catch (x) {

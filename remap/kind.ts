@@ -229,6 +229,23 @@ export function union(a: Kind, b: Kind): Kind {
   return new Kind(bits, fields, fu, items, iu);
 }
 
+/** The kind bit of a runtime value, without the shape of its fields or items (checks at run time). */
+export function valueBits(v: Value): number {
+  if (v === null) return NULL;
+  switch (typeof v) {
+    case 'string':
+      return BYTES;
+    case 'number':
+      return INTEGER;
+    case 'boolean':
+      return BOOLEAN;
+  }
+  if (v instanceof Float) return FLOAT;
+  if (v instanceof Timestamp) return TIMESTAMP;
+  if (v instanceof RegExp) return REGEX;
+  return Array.isArray(v) ? ARRAY : OBJECT;
+}
+
 /** Kind of a runtime value, exact. */
 export function kindOfValue(v: Value): Kind {
   if (v === null) return K_NULL;
@@ -420,7 +437,7 @@ export function kindPhrase(bits: number): string {
 
 /** Name of a single runtime value's kind, as error messages print it. */
 export function valueKindName(v: Value): string {
-  return kindName(kindOfValue(v).bits);
+  return kindName(valueBits(v));
 }
 
 /** The tree `type_def` returns: `{ "bytes": true, "object": {...} }`. */

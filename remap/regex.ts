@@ -138,11 +138,27 @@ export function stateless(re: RegExp): RegExp {
   return re.global || re.sticky ? withFlags(re, re.flags.replace(/[gy]/g, '')) : re;
 }
 
-/** Every match in `s`, from its start. */
-export function allMatches(re: RegExp, s: string): IterableIterator<RegExpMatchArray> {
+/** Where the search after an empty match at `i` resumes: the next character (code point with `u`). */
+export function nextIndex(s: string, i: number, unicode: boolean): number {
+  if (!unicode || i + 1 >= s.length) return i + 1;
+  const c = s.charCodeAt(i);
+  return c >= 0xd800 && c <= 0xdbff && (s.charCodeAt(i + 1) & 0xfc00) === 0xdc00 ? i + 2 : i + 1;
+}
+
+/**
+ * Every match in `s`, from its start, as `matchAll` finds them. It runs the shared global form
+ * and keeps its position itself, where `matchAll` would copy the regex on every call.
+ */
+export function* allMatches(re: RegExp, s: string): Generator<RegExpExecArray> {
   const g = globalOf(re);
-  g.lastIndex = 0;
-  return s.matchAll(g);
+  let at = 0;
+  for (;;) {
+    g.lastIndex = at;
+    const m = g.exec(s);
+    if (m === null) return;
+    at = m[0] === '' ? nextIndex(s, g.lastIndex, g.unicode) : g.lastIndex;
+    yield m;
+  }
 }
 
 const groupCache = new WeakMap<RegExp, { readonly names: readonly string[]; readonly count: number }>();

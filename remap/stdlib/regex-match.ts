@@ -2,19 +2,29 @@
 import type { ObjectValue, Value } from '../../lib/value.js';
 import { type ArgInfo, type FnDef, defineFunction } from '../function.js';
 import * as K from '../kind.js';
-import { allMatches, groupInfo, stateless } from '../regex.js';
+import { groupInfo, nextIndex, stateless } from '../regex.js';
+import { type CapturePlan, capturePlan } from '../regex-captures.js';
 import { opt, req } from './args.js';
 import { fail } from './errors.js';
 
 /** Object of one match: numbered groups (participating ones, renumbered) then named groups. */
-function captures(m: RegExpExecArray, names: readonly string[], numeric: boolean): ObjectValue {
+function captures(m: RegExpExecArray, plan: CapturePlan, numeric: boolean): ObjectValue {
+  if (!numeric) return plan.named(m);
   const out: ObjectValue = {};
-  if (numeric) {
-    let idx = 0;
-    for (let i = 0; i < m.length; i++) if (m[i] !== undefined) out[String(idx++)] = m[i]!;
-  }
-  for (const n of names) out[n] = m.groups?.[n] ?? null;
+  let idx = 0;
+  for (let i = 0; i < m.length; i++) if (m[i] !== undefined) out[String(idx++)] = m[i]!;
+  const named = plan.named(m);
+  for (const n in named) out[n] = named[n]!;
   return out;
+}
+
+/** The plan prepared at compile time for a literal pattern, else the pattern's own (made once per regex). */
+const planFor = (p: Value | undefined, prepared: unknown): CapturePlan => (prepared as CapturePlan | undefined) ?? capturePlan(p as RegExp);
+
+/** A literal pattern's plan, made while the program compiles. */
+function preparePlan(args: readonly ArgInfo[]): CapturePlan | undefined {
+  const p = args[1]!;
+  return p.isConstant && p.constant instanceof RegExp ? capturePlan(p.constant) : undefined;
 }
 
 function regexKind(args: readonly ArgInfo[]): K.Kind {
@@ -75,12 +85,12 @@ export const regexFunctions: readonly FnDef[] = [
     params: PARSE_PARAMS,
     fallible: true,
     returns: regexKind,
-    call: ([v, p, n]) => {
-      const re = p as RegExp;
-      const { names } = groupInfo(re);
-      const m = stateless(re).exec(v as string);
+    prepare: preparePlan,
+    call: ([v, p, n], env) => {
+      const plan = planFor(p, env.prepared);
+      const m = plan.first.exec(v as string);
       if (!m) return fail('could not find any pattern matches');
-      return captures(m, names, n === true);
+      return captures(m, plan, n === true);
     },
   }),
   defineFunction({
@@ -90,11 +100,20 @@ export const regexFunctions: readonly FnDef[] = [
     params: PARSE_PARAMS,
     fallible: true,
     returns: (args) => K.arrayOf(regexKind(args)),
-    call: ([v, p, n]) => {
-      const re = p as RegExp;
-      const { names } = groupInfo(re);
+    prepare: preparePlan,
+    call: ([v, p, n], env) => {
+      const plan = planFor(p, env.prepared);
+      const s = v as string;
       const out: Value[] = [];
-      for (const m of allMatches(re, v as string)) out.push(captures(m as RegExpExecArray, names, n === true));
+      const g = plan.every;
+      let at = 0;
+      for (;;) {
+        g.lastIndex = at;
+        const m = g.exec(s);
+        if (m === null) break;
+        out.push(captures(m, plan, n === true));
+        at = m[0] === '' ? nextIndex(s, g.lastIndex, g.unicode) : g.lastIndex;
+      }
       return out;
     },
   }),

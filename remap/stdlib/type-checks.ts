@@ -23,7 +23,7 @@ function guard(name: string, description: string, bits: number, what: string, na
     params: [{ name: 'value', kind: K.ALL, required: true }],
     fallible: only(bits),
     returns: (args) => narrow(args[0]!.kind),
-    call: ([v]) => ((K.kindOfValue(v!).bits & bits) !== 0 ? v! : fail(`expected ${what}, got ${K.valueKindName(v!)}`)),
+    call: ([v]) => ((K.valueBits(v!) & bits) !== 0 ? v! : fail(`expected ${what}, got ${K.valueKindName(v!)}`)),
   });
 }
 
