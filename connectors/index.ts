@@ -75,3 +75,6 @@ export const catalog: Catalog = {
     components.find((c) => c.kind === kind && c.type === type) ?? components.find((c) => c.kind === kind && c.aliases?.includes(type)),
   types: (kind: ComponentKind) => components.filter((c) => c.kind === kind).map((c) => c.type).sort(),
 };
+
+/** The pipeline worker's module, for `new Topology({ threads, workerEntry })` (docs/threads.md). */
+export const pipelineWorkerEntry = new URL(import.meta.url.endsWith('.ts') ? './threads/worker.ts' : './threads/worker.js', import.meta.url);

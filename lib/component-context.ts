@@ -5,7 +5,7 @@
  * global options, the async scheduler, an open gate, no acknowledgements.
  */
 import { NEVER, type Observable, type SchedulerLike, asyncScheduler } from 'rxjs';
-import type { ComponentContext, ComponentKind, SinkContext, SourceContext } from './component.js';
+import type { ComponentContext, ComponentKind, SinkContext, SourceContext, ThreadedIntake } from './component.js';
 import { type GlobalOptions, defaultGlobals } from './config/global.js';
 import { type Gate, GateController, OPEN_GATE } from './gate.js';
 import { LogRoot, type Logger, silentLogger } from './log.js';
@@ -49,11 +49,13 @@ export interface SourceContextOptions {
   readonly acknowledgements?: boolean;
   /** Default: never fires (the source runs until unsubscribed). */
   readonly shutdown$?: Observable<void>;
+  /** Default: none (the source decodes its input itself). */
+  readonly threaded?: ThreadedIntake | undefined;
 }
 
 /** A source's context over `base`. */
 export function sourceContext(base: ComponentContext, o: SourceContextOptions = {}): SourceContext {
-  return { ...base, out: o.out ?? OPEN_GATE, acknowledgements: o.acknowledgements ?? false, shutdown$: o.shutdown$ ?? NEVER };
+  return { ...base, out: o.out ?? OPEN_GATE, acknowledgements: o.acknowledgements ?? false, shutdown$: o.shutdown$ ?? NEVER, threaded: o.threaded };
 }
 
 /** What a sink sees beyond the base context. */

@@ -35,6 +35,16 @@ export interface SourceContext extends ComponentContext {
   readonly acknowledgements: boolean;
   /** Emits once when the pipeline stops; a source finishes its current read and completes. */
   readonly shutdown$: Observable<void>;
+  /**
+   * Set when this source heads a threaded segment (docs/threads.md): a stream source hands each
+   * connection's bytes to it instead of decoding them; the events come out of the segment.
+   */
+  readonly threaded?: ThreadedIntake | undefined;
+}
+
+/** Where a stream source puts the bytes of its connections when its segment runs in workers. */
+export interface ThreadedIntake {
+  connection(peerHost: string | undefined, peerPort: number | undefined): { push(chunk: Buffer): void; end(): void };
 }
 
 export interface SinkContext extends ComponentContext {

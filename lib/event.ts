@@ -85,6 +85,41 @@ export class LogEvent {
   }
 }
 
+/** Shared by every {@link EncodedLogEvent}: its fields live only in its encoded text. */
+const NO_FIELDS: ObjectValue = Object.freeze({}) as ObjectValue;
+
+/**
+ * A log event a worker thread already decoded, transformed and encoded for its sink
+ * (docs/threads.md): the main thread holds only the encoded record and its sizes. It passes
+ * through the sink's buffer and batching like any event; the sink's encoder takes `text` as is.
+ */
+export class EncodedLogEvent extends LogEvent {
+  constructor(
+    meta: EventMetadata,
+    /** The record as the sink's encoder wrote it (no framing). */
+    readonly text: string,
+    /** UTF-8 bytes of `text` (counts against `batch.max_bytes`). */
+    readonly encodedSize: number,
+    /** {@link eventSize} of the event the record was encoded from. */
+    readonly eventBytes: number,
+  ) {
+    super(NO_FIELDS, meta);
+  }
+  /** The record's fields for display (tap): JSON records parsed, other records as their message. */
+  displayFields(): ObjectValue {
+    try {
+      const v = JSON.parse(this.text) as unknown;
+      if (v !== null && typeof v === 'object' && !Array.isArray(v)) return v as ObjectValue;
+    } catch {
+      // not JSON: shown as the message below
+    }
+    return { message: this.text };
+  }
+  override clone(): EncodedLogEvent {
+    return new EncodedLogEvent(this.meta.clone(), this.text, this.encodedSize, this.eventBytes);
+  }
+}
+
 export type MetricKind = 'absolute' | 'incremental';
 /** A tag holds one value, a bare tag (null) or several values. */
 export type TagValue = string | null | (string | null)[];
@@ -177,7 +212,7 @@ export function logEvent(fields: ObjectValue, sourceId = '', sourceType = ''): L
 
 /** Estimated size of an event for buffers, batches and *_event_bytes_total (JSON-like). */
 export function eventSize(e: Event): number {
-  if (e.type === 'log') return sizeOfValue(e.fields);
+  if (e.type === 'log') return e.fields === NO_FIELDS ? (e as EncodedLogEvent).eventBytes : sizeOfValue(e.fields);
   return 64 + e.name.length + (e.tags ? sizeOfValue(e.tags as unknown as Value) : 0);
 }
 

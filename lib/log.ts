@@ -45,6 +45,12 @@ export class LogRoot {
     this.level = level;
   }
 
+  /**
+   * Set in a worker thread: records that pass the level and rate limit go to the main thread's
+   * root instead of being written here (docs/threads.md).
+   */
+  forward: ((level: Level, msg: string, fields: Record<string, unknown>) => void) | undefined;
+
   emit(level: Level, msg: string, fields: Record<string, unknown>): void {
     if (ORDER[level] < ORDER[this.level]) return;
     if (ORDER[level] >= ORDER.warn) {
@@ -59,6 +65,7 @@ export class LogRoot {
       this.windows.set(key, { until: t + this.rateLimitMs, suppressed: 0 });
       if (this.windows.size > 10_000) this.windows.clear();
     }
+    if (this.forward) return this.forward(level, msg, fields);
     const timestamp = new Date(this.now()).toISOString();
     if (this.format === 'json') {
       const record: Record<string, unknown> = { timestamp, level: level.toUpperCase(), message: msg, target: 'weir' };

@@ -1,7 +1,8 @@
 /** The command line: `weir [run]`, `validate`, `list`, `vrl`, `test`, `graph`, `generate-schema`, `tap`, `top`. Flags and environment variables follow Vector's. */
 import { existsSync, readFileSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
 import { Command, InvalidArgumentError, Option } from 'commander';
-import { catalog, components } from '../../connectors/index.js';
+import { catalog, components, pipelineWorkerEntry } from '../../connectors/index.js';
 import { type ConfigLocations, DEFAULT_CONFIG_PATH, type ConfigSource, formatOf, namesAny, resolveConfigSources } from '../../lib/config/paths.js';
 import { suggest } from '../../lib/config/suggest.js';
 import type { ConfigProblem } from '../../lib/errors.js';
@@ -98,7 +99,8 @@ function runOptions(cmd: Command): Command {
     }))
     .option('--no-graceful-shutdown-limit', 'wait for the drain however long it takes')
     .addOption(
-      new Option('-t, --threads <count>', 'accepted for Vector compatibility; weir runs its pipeline on one event loop, so it has no effect')
+      new Option('-t, --threads <count>', 'threads for decoding, transforms and encoding of eligible pipelines (docs/threads.md); 1 = all on the main thread')
+        .default(availableParallelism(), 'the number of cores')
         .env('WEIR_THREADS')
         .argParser((v) => {
           const n = Number(v);
@@ -117,7 +119,7 @@ interface RunFlags extends ConfigFlags {
   watchConfig: boolean;
   gracefulShutdownLimitSecs: number;
   gracefulShutdownLimit: boolean;
-  threads?: number;
+  threads: number;
   color: 'auto' | 'always' | 'never';
   logFormat: 'text' | 'json';
   verbose: number;
@@ -135,6 +137,8 @@ async function run(flags: RunFlags, extraPaths: readonly string[] = []): Promise
       requireHealthy: flags.requireHealthy,
       watchConfig: flags.watchConfig,
       gracefulShutdownLimitSecs: flags.gracefulShutdownLimit ? flags.gracefulShutdownLimitSecs : undefined,
+      threads: flags.threads,
+      workerEntry: pipelineWorkerEntry,
     },
     logRoot,
   );

@@ -24,6 +24,9 @@ export interface RunOptions {
   watchConfig: boolean;
   /** undefined = no limit. */
   gracefulShutdownLimitSecs: number | undefined;
+  /** Pipeline threads (docs/threads.md) and the worker module they run. */
+  threads: number;
+  workerEntry: URL;
 }
 
 /** Config problems: indented lines under the log line, or one log record each with `--log-format json`. */
@@ -62,7 +65,7 @@ export async function runCommand(opts: RunOptions, logRoot: LogRoot): Promise<nu
   }
   const config = loaded.config;
   let files = loaded.files.map((f) => f.path);
-  const topology = new Topology({ log: logRoot });
+  const topology = new Topology({ log: logRoot, threads: opts.threads, workerEntry: opts.workerEntry });
   // spec 01 §7.2: with require_healthy a failing check ends the process before any source reads
   const requireHealthy = opts.requireHealthy || config.globals.healthchecks.require_healthy;
   if (requireHealthy) {

@@ -4,7 +4,7 @@
  * and single-valued tags.
  */
 import { stringify as yamlStringify } from 'yaml';
-import { EventMetadata, LogEvent, MetricEvent, type Event, type MetricValue } from '../event.js';
+import { EncodedLogEvent, EventMetadata, LogEvent, MetricEvent, type Event, type MetricValue } from '../event.js';
 import { encodeLogfmt } from '../codecs/logfmt.js';
 import { valueToJSONText } from '../codecs/json.js';
 import { type ObjectValue, Timestamp, type Value, cloneValue, fromJSON, toJSON, valueToString } from '../value.js';
@@ -16,6 +16,8 @@ export type EventEncoding = 'JSON' | 'YAML' | 'LOGFMT';
 /** A copy for the tap: fields and tags copied, no acknowledgement claims (a tap never holds delivery back). */
 export function tapCopy(e: Event): Event {
   const meta = new EventMetadata(e.meta.sourceId, e.meta.sourceType);
+  // a threaded segment's output holds encoded records: shown decoded (docs/threads.md)
+  if (e instanceof EncodedLogEvent) return new LogEvent(e.displayFields(), meta);
   if (e.type === 'log') return new LogEvent(cloneValue(e.fields) as ObjectValue, meta);
   return new MetricEvent(e.name, e.kind, structuredClone(e.value), meta, e.namespace, e.tags && structuredClone(e.tags), e.timestamp, e.intervalMs);
 }

@@ -46,16 +46,12 @@ export function streamDecoderFactory(ctx: ComponentContext, opts: StreamDecoderO
     portKey: opts.portKey,
     timezone: ctx.globals.timezone,
   });
-  const frameErrors = ctx.telemetry.counter('component_errors_total', { error_code: 'decoder_frame', error_type: 'parser_failed', stage: 'processing' });
   const decodeErrors = ctx.telemetry.counter('component_errors_total', {
     error_code: 'decoder_deserialize',
     error_type: 'parser_failed',
     stage: 'processing',
   });
-  const onDiscard = (reason: FrameDiscard, bytes: number) => {
-    frameErrors.add(1);
-    ctx.log.warn(DISCARD_MESSAGES[reason], { error_code: 'decoder_frame', reason, frame_bytes: bytes });
-  };
+  const onDiscard = frameDiscardReporter(ctx);
   const now = () => new Timestamp(Math.floor(ctx.scheduler.now()), 0);
   return () => {
     const deframer = createDeframer(opts.framing, { onDiscard, defaultMaxLength: opts.defaultMaxLength });
@@ -94,6 +90,15 @@ export function streamDecoderFactory(ctx: ComponentContext, opts: StreamDecoderO
         return take();
       },
     };
+  };
+}
+
+/** Counts and logs a discarded frame; also used where frames are cut before decoding (lib/threads). */
+export function frameDiscardReporter(ctx: ComponentContext): (reason: FrameDiscard, bytes: number) => void {
+  const frameErrors = ctx.telemetry.counter('component_errors_total', { error_code: 'decoder_frame', error_type: 'parser_failed', stage: 'processing' });
+  return (reason, bytes) => {
+    frameErrors.add(1);
+    ctx.log.warn(DISCARD_MESSAGES[reason], { error_code: 'decoder_frame', reason, frame_bytes: bytes });
   };
 }
 

@@ -19,6 +19,9 @@ import { DrainControl, drainBuffer } from './drain.js';
 import { Fanout, type Port, type TapObserver } from './fanout.js';
 import { type Graph, buildGraph, downstreamSinks } from './graph.js';
 import { runHealthchecks } from './healthcheck.js';
+import { type SegmentPlan, planSegments } from '../threads/plan.js';
+import { WorkerPool } from '../threads/pool.js';
+import { ThreadedSegment } from '../threads/segment.js';
 
 /** Builds the edge buffer of a sink (memory or disk; see lib/buffer). */
 export type BufferFactory = (cfg: BufferConfig, ctx: BufferContext) => EdgeBuffer | Promise<EdgeBuffer>;
@@ -34,6 +37,8 @@ export interface TopologyOptions {
    * worker threads. Default 1.
    */
   readonly threads?: number;
+  /** The pipeline worker's module (connectors' `pipelineWorkerEntry`); required for threads above 1. */
+  readonly workerEntry?: URL;
 }
 
 type ConfigOf<K extends ComponentKind> = Extract<ComponentConfig, { kind: K }>;
@@ -52,6 +57,8 @@ interface SourceNode extends Running<'source'> {
   done: Promise<void>;
   /** Stopped by a reload that rebuilds it: its outputs stay open for the new one. */
   replacing?: boolean;
+  /** Set when the source heads a threaded segment (docs/threads.md). */
+  segment?: ThreadedSegment;
 }
 
 type InputPort = Port & { upstreams: Set<Fanout> };
@@ -107,12 +114,17 @@ export class Topology {
   readonly changes$ = this.changes.asObservable();
   private utilizationTimer: NodeJS.Timeout | undefined;
   private readonly log: Logger;
+  /** Threaded segments of the running graph, by source id (empty with one thread). */
+  private plans = new Map<string, SegmentPlan>();
+  private pool: WorkerPool | undefined;
+  private segmentIds = 0;
 
   constructor(private readonly opts: TopologyOptions) {
     this.registry = opts.registry ?? new MetricsRegistry();
     this.scheduler = opts.scheduler ?? asyncScheduler;
     this.buffers = opts.buffers ?? createBuffer;
     this.log = opts.log.logger();
+    if ((opts.threads ?? 1) > 1 && !opts.workerEntry) throw new Error('threads above 1 need the pipeline worker module (workerEntry)');
   }
 
   get currentConfig(): Config | undefined {
@@ -134,6 +146,10 @@ export class Topology {
   /** Events held in a sink's buffer (tests, API). */
   bufferedEvents(sinkId: string): number {
     return this.sink(sinkId)?.buffer.length ?? 0;
+  }
+  /** The pipeline workers, once a threaded segment started (tests). */
+  get workerPool(): WorkerPool | undefined {
+    return this.pool;
   }
   /** The backpressure gate a source sees (tests, API). */
   sourceGate(sourceId: string): AllGate | undefined {
@@ -178,6 +194,7 @@ export class Topology {
 
   private async applyNow(config: Config, graph: Graph): Promise<Changes> {
     const changes = this.diff(config, graph);
+    this.replan(graph, changes);
     // Build everything new first: a component that fails to build leaves the running topology untouched.
     const built = await this.buildComponents(config, graph, changes);
     const oldSinkDone = await this.stopComponents(changes, built);
@@ -204,6 +221,19 @@ export class Topology {
       else if (prev.kind !== n.config.kind || !sameJSON(prev.cfg.raw, n.config.raw) || globalsChanged) changes.changed.push(id);
     }
     return changes;
+  }
+
+  /**
+   * Finds the threaded segments of the new graph; a running source whose segment changed (a member's
+   * options, or the chain itself) is rebuilt so its workers get the new set-up.
+   */
+  private replan(graph: Graph, changes: Changes): void {
+    const plans = (this.opts.threads ?? 1) > 1 ? planSegments(graph) : new Map<string, SegmentPlan>();
+    for (const id of new Set([...plans.keys(), ...this.plans.keys()])) {
+      if (plans.get(id)?.signature === this.plans.get(id)?.signature) continue;
+      if (this.nodes.has(id) && graph.nodes.has(id) && !changes.changed.includes(id)) changes.changed.push(id);
+    }
+    this.plans = plans;
   }
 
   /** Builds the added and changed components; throws one ConfigError naming every one that failed. */
@@ -349,7 +379,10 @@ export class Topology {
     for (const n of this.nodes.values()) {
       if (n.kind !== 'source') continue;
       const gates = [...(sinksDown.get(n.cfg.id) ?? [])].map((s) => this.sink(s)!.buffer.gate);
-      n.gate.setMembers(gates);
+      if (n.segment) {
+        n.segment.downstream.setMembers(gates);
+        n.gate.setMembers([n.segment.gate]);
+      } else n.gate.setMembers(gates);
     }
   }
 
@@ -367,17 +400,25 @@ export class Topology {
     const { telemetry, log } = n.ctx;
     const downstreamAcks = [...(sinksDown.get(n.cfg.id) ?? [])].some((s) => this.sink(s)!.acks);
     if (!def.acknowledges && downstreamAcks) log.warn('source does not support end-to-end acknowledgements; silent data loss could occur');
-    const ctx = sourceContext(n.ctx, { out: n.gate, acknowledgements: !!def.acknowledges && downstreamAcks, shutdown$: n.stop$.asObservable() });
     const received = telemetry.counter('component_received_events_total');
     const receivedBytes = telemetry.counter('component_received_event_bytes_total');
     const perBatch = telemetry.histogram('component_received_events_count');
+    const id = n.cfg.id;
+    const segment = this.startSegment(n, (events, bytes) => {
+      received.add(events);
+      receivedBytes.add(bytes);
+      perBatch.record(events);
+    });
+    if (segment) this.updateGates(sinksDown);
+    const ctx = sourceContext(n.ctx, { out: n.gate, acknowledgements: !!def.acknowledges && downstreamAcks, shutdown$: n.stop$.asObservable(), threaded: segment });
     let resolve!: () => void;
     n.done = new Promise((r) => (resolve = r));
-    const id = n.cfg.id;
-    const finish = () => {
+    const end = () => {
       if (this.nodes.get(id) === n && !n.replacing) this.endOutputs(id);
       resolve();
     };
+    // a segment's source is done once the workers answered everything it read
+    const finish = () => (segment ? void segment.whenDrained().then(() => (segment.close(), end())) : end());
     try {
       const built = def.build(n.cfg.options, ctx);
       n.sub = (def.drainsOnShutdown ? built : built.pipe(takeUntil(n.stop$))).subscribe({
@@ -400,6 +441,37 @@ export class Topology {
       log.error('source failed to start', { error: (err as Error).message });
       finish();
     }
+  }
+
+  /** The main thread's side of the source's threaded segment, when it heads one. */
+  private startSegment(n: SourceNode, decoded: (events: number, bytes: number) => void): ThreadedSegment | undefined {
+    const plan = this.plans.get(n.cfg.id);
+    if (!plan) return undefined;
+    const member = (id: string) => {
+      const c = this.nodes.get(id)!.cfg;
+      return { id, type: c.def.type, options: c.options };
+    };
+    const options = n.cfg.options as { max_length: number; framing?: { newline_delimited?: { max_length?: number } } };
+    const last = plan.transforms.length > 0 ? plan.transforms[plan.transforms.length - 1]! : plan.source;
+    this.pool ??= new WorkerPool(this.opts.threads!, this.opts.workerEntry!, this.opts.log);
+    n.segment = new ThreadedSegment({
+      pool: this.pool,
+      setup: {
+        kind: 'setup',
+        segment: this.segmentIds++,
+        source: member(plan.source),
+        transforms: plan.transforms.map(member),
+        sink: member(plan.sink),
+        globals: this.config!.globals,
+        logLevel: this.opts.log.level,
+      },
+      source: n.ctx,
+      registry: this.registry,
+      maxLength: options.framing?.newline_delimited?.max_length ?? options.max_length,
+      decoded,
+      emit: (batch, bytes) => this.routeOutput(last, batch, bytes),
+    });
+    return n.segment;
   }
 
   private transformPort(ctx: ComponentContext, input$: Subject<EventBatch>): InputPort {
@@ -535,6 +607,7 @@ export class Topology {
       n.sub?.unsubscribe();
       if (n.kind === 'sink') await n.buffer.dispose();
     }
+    await this.pool?.close();
     return result;
   }
 

@@ -24,7 +24,7 @@ import { mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { configFromObject } from '../../lib/config/load.js';
-import { catalog } from '../../connectors/index.js';
+import { catalog, pipelineWorkerEntry } from '../../connectors/index.js';
 import { Topology } from '../../lib/topology/topology.js';
 import { LogRoot } from '../../lib/log.js';
 import { diskBufferPath } from '../../lib/buffer/index.js';
@@ -230,7 +230,7 @@ if (kind === 'http-baseline' || kind === 'regex-baseline') {
   const transforms = kind === 'regex' ? { parse: { type: 'remap', inputs: ['in'], source: `. |= parse_regex!(.message, r'${COMMON_LOG}')` } } : {};
   if (kind === 'regex') (sink as { inputs: string[] }).inputs = ['parse'];
   const config = configFromObject({ data_dir: dir, sources: { in: { type: 'socket', mode: 'tcp', address: `127.0.0.1:${port}` } }, transforms, sinks: { out: sink } }, catalog);
-  const topo = new Topology({ log: new LogRoot('warn'), threads });
+  const topo = new Topology({ log: new LogRoot('warn'), threads, workerEntry: pipelineWorkerEntry });
   await topo.start(config);
   await listening(port);
   process.stdout.write(`READY ${port}\n`);

@@ -4,7 +4,7 @@
  */
 import { type LogSchemaKeys, createSerializer } from '../../../lib/codecs/encoding.js';
 import { createFramer } from '../../../lib/codecs/framing.js';
-import type { Event } from '../../../lib/event.js';
+import { EncodedLogEvent, type Event } from '../../../lib/event.js';
 import type { Encoded } from '../../shared/request-sink.js';
 import type { HttpSinkConfig } from './config.js';
 
@@ -57,6 +57,8 @@ export function createHttpEncoder(config: Pick<HttpSinkConfig, 'encoding' | 'pay
   return {
     contentType,
     encode: (event) => {
+      // encoded by a worker thread with this same encoder (docs/threads.md)
+      if (event instanceof EncodedLogEvent) return { event, size: event.encodedSize, key: undefined, text: event.text };
       const text = serializer.serializeText(event);
       return { event, size: Buffer.byteLength(text, 'utf8'), key: undefined, text };
     },

@@ -9,7 +9,7 @@ import { createSocket } from 'node:dgram';
 import type { TlsOptions } from 'node:tls';
 import { Observable, type Subscriber, type Subscription } from 'rxjs';
 import { defaultDecodingFraming, receivedBytesCounter, streamDecoderFactory } from '../../../lib/codecs/index.js';
-import type { SourceContext } from '../../../lib/component.js';
+import type { ComponentContext, SourceContext } from '../../../lib/component.js';
 import { type EventBatch, LogEvent } from '../../../lib/event.js';
 import { type SocketAddress, formatSocketAddress, parseSocketAddress } from '../../../lib/net/socket-address.js';
 import { type Path, parsePath, setPath } from '../../../lib/path.js';
@@ -25,7 +25,8 @@ export function buildSocketSource(config: SocketSourceConfig, ctx: SourceContext
   return new Observable<EventBatch>((subscriber) => (config.mode === 'udp' ? runUdp(config, ctx, subscriber) : runStream(config, ctx, subscriber, tls)));
 }
 
-function decoderFor(config: SocketSourceConfig, ctx: SourceContext, stream: boolean) {
+/** The framing and codec of a stream (`stream`) or datagram socket; also built by pipeline workers. */
+export function decoderFor(config: SocketSourceConfig, ctx: ComponentContext, stream: boolean) {
   return streamDecoderFactory(ctx, {
     // streams default to the codec's framing (lines; length-delimited for native), datagrams to one frame each (Vector's defaults)
     framing: config.framing ?? (stream ? defaultDecodingFraming(config.decoding.codec) : { method: 'bytes' }),
@@ -62,6 +63,17 @@ function runStream(config: SocketSourceConfig, ctx: SourceContext, subscriber: S
         if (subject !== undefined) addClientMetadata(batch, metadataKey!, subject);
         subscriber.next(batch);
       };
+      if (ctx.threaded) {
+        // a threaded segment decodes in its workers (docs/threads.md): only bytes go there
+        const intake = ctx.threaded.connection(conn.peerHost, conn.peerPort);
+        conn.socket.on('data', (chunk: Buffer) => {
+          receivedBytes.add(chunk.length);
+          intake.push(chunk);
+          conn.pauseIfClosed();
+        });
+        conn.socket.on('end', () => intake.end());
+        return;
+      }
       conn.socket.on('data', (chunk: Buffer) => {
         receivedBytes.add(chunk.length);
         emit(decoder.push(chunk));

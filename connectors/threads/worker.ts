@@ -1,0 +1,256 @@
+/**
+ * A pipeline worker thread (docs/threads.md): builds the segments the main thread sets up and
+ * turns each piece of input bytes into encoded records — the source's framing and codec, the
+ * transforms, the sink's encoder — counting what each component would have counted. Only the
+ * modules of the component types it is asked for are loaded.
+ */
+import { parentPort } from 'node:worker_threads';
+import { Subject } from 'rxjs';
+import type { ComponentKind, TransformDef } from '../../lib/component.js';
+import { componentContext, sinkContext } from '../../lib/component-context.js';
+import { type Event, type EventBatch, type RoutedBatch, batchSize, eventSize, settleAll } from '../../lib/event.js';
+import { LogRoot } from '../../lib/log.js';
+import type { StreamDecoder } from '../../lib/codecs/index.js';
+import type { CounterDelta, FromWorker, Piece, PieceResult, SegmentSetup, ToWorker } from '../../lib/threads/protocol.js';
+import { type Counter, MetricsRegistry, type Series } from '../../lib/telemetry/registry.js';
+import { SinkEvents } from '../shared/sink-events.js';
+
+const port = parentPort!;
+const post = (m: FromWorker, transfer?: ArrayBuffer[]) => port.postMessage(m, transfer ?? []);
+
+/** The transforms a segment may hold, by type (each loaded on first use). */
+const TRANSFORMS: Record<string, () => Promise<TransformDef>> = {
+  remap: async () => (await import('../transforms/remap/index.js')).remapTransform as unknown as TransformDef,
+  filter: async () => (await import('../transforms/filter/index.js')).filterTransform as unknown as TransformDef,
+};
+
+/** One transform, run synchronously: a batch in, its default output's events out. */
+interface Stage {
+  readonly input: Subject<EventBatch>;
+  readonly out: Event[][];
+  readonly received: Counter;
+  readonly receivedBytes: Counter;
+  failed: Error | undefined;
+}
+
+/** A built segment. */
+interface Segment {
+  readonly decoder: StreamDecoder;
+  readonly stages: readonly Stage[];
+  /** Sent counters of each member but the last (the main thread's fan-out counts the last one's). */
+  readonly sent: readonly { events: Counter; bytes: Counter }[];
+  readonly encode: (e: Event) => { text: string; size: number };
+  readonly sinkEvents: SinkEvents;
+  /** Counters recorded on the main thread's side for events that fail to encode. */
+  readonly lastSent: { events: Counter; bytes: Counter };
+  readonly sinkReceived: { events: Counter; bytes: Counter };
+  readonly sinkDiscarded: Counter;
+  readonly registry: MetricsRegistry;
+  readonly lastValues: Map<Series, number>;
+}
+
+const segments = new Map<number, Segment | Promise<Segment | undefined>>();
+const logRoot = new LogRoot('info', { write() {} });
+
+/** Builds a segment from its set-up; records logged while building are the main thread's to log, not ours. */
+async function build(s: SegmentSetup): Promise<Segment> {
+  logRoot.level = s.logLevel;
+  const registry = new MetricsRegistry({});
+  const globals = s.globals as Record<string, unknown>;
+  const ctx = (kind: ComponentKind, m: { id: string; type: string }) => componentContext({ id: m.id, kind, type: m.type, registry, log: logRoot, globals });
+  const sourceCtx = ctx('source', s.source);
+  const { decoderFor } = await import('../sources/socket/source.js');
+  const decoder = decoderFor(s.source.options as Parameters<typeof decoderFor>[0], sourceCtx, true)();
+  const stages: Stage[] = [];
+  const members = [{ kind: 'source' as const, ctx: sourceCtx }];
+  for (const t of s.transforms) {
+    const load = TRANSFORMS[t.type];
+    if (!load) throw new Error(`transform type "${t.type}" cannot run in a pipeline worker`);
+    const def = await load();
+    const tctx = ctx('transform', t);
+    const op = def.build(t.options as never, tctx);
+    const input = new Subject<EventBatch>();
+    const stage: Stage = {
+      input,
+      out: [],
+      received: tctx.telemetry.counter('component_received_events_total'),
+      receivedBytes: tctx.telemetry.counter('component_received_event_bytes_total'),
+      failed: undefined,
+    };
+    input.pipe(op).subscribe({
+      next: (item: EventBatch | RoutedBatch) => {
+        if (Array.isArray(item)) stage.out.push(item);
+        // a named output has no consumer in a segment: dropped as the fan-out drops it
+        else settleAll(item.events, 'delivered');
+      },
+      error: (err: unknown) => (stage.failed = err as Error),
+    });
+    stages.push(stage);
+    members.push({ kind: 'transform' as never, ctx: tctx });
+  }
+  const sentOf = (c: (typeof members)[number]['ctx']) => ({
+    events: c.telemetry.counter('component_sent_events_total', { output: '_default' }),
+    bytes: c.telemetry.counter('component_sent_event_bytes_total', { output: '_default' }),
+  });
+  const sent = members.slice(0, -1).map((m) => sentOf(m.ctx));
+  const sinkCtx = sinkContext(ctx('sink', s.sink));
+  const { createHttpEncoder } = await import('../sinks/http/encoder.js');
+  const encoder = createHttpEncoder(s.sink.options as Parameters<typeof createHttpEncoder>[0], (globals as { log_schema?: Parameters<typeof createHttpEncoder>[1] }).log_schema);
+  return {
+    decoder,
+    stages,
+    sent,
+    encode: (e) => encoder.encode(e),
+    sinkEvents: new SinkEvents(sinkCtx),
+    lastSent: sentOf(members[members.length - 1]!.ctx),
+    sinkReceived: { events: sinkCtx.telemetry.counter('component_received_events_total'), bytes: sinkCtx.telemetry.counter('component_received_event_bytes_total') },
+    sinkDiscarded: sinkCtx.telemetry.counter('component_discarded_events_total', { intentional: 'false' }),
+    registry,
+    lastValues: new Map(),
+  };
+}
+
+/** Counter increments since the last piece of this segment. */
+function deltas(seg: Segment): CounterDelta[] {
+  const out: CounterDelta[] = [];
+  for (const s of seg.registry.all()) {
+    if (s.type !== 'counter') continue;
+    const last = seg.lastValues.get(s) ?? 0;
+    if (s.value !== last) {
+      out.push([s.name, s.tags, s.value - last]);
+      seg.lastValues.set(s, s.value);
+    }
+  }
+  return out;
+}
+
+/** Runs one batch through a stage; its default output's events, in order. */
+function runStage(stage: Stage, batch: EventBatch): EventBatch {
+  if (stage.failed) throw stage.failed;
+  stage.input.next(batch);
+  if (stage.failed) throw stage.failed;
+  const out = stage.out;
+  if (out.length === 0) return [];
+  const result = out.length === 1 ? out[0]! : out.flat();
+  out.length = 0;
+  return result;
+}
+
+function handle(seg: Segment, p: Piece): PieceResult {
+  const d = seg.decoder;
+  d.stamp.host = p.host;
+  d.stamp.port = p.port;
+  const buf = Buffer.from(p.bytes.buffer, p.bytes.byteOffset, p.bytes.byteLength);
+  let batch = d.push(buf);
+  let decodedBytes = d.eventBytes;
+  if (p.final) {
+    const rest = d.end();
+    decodedBytes += d.eventBytes;
+    if (rest.length > 0) batch = batch.length === 0 ? rest : batch.concat(rest);
+  }
+  const decoded = batch.length;
+  let bytes = decodedBytes;
+  for (let i = 0; i < seg.stages.length && batch.length > 0; i++) {
+    seg.sent[i]!.events.add(batch.length);
+    seg.sent[i]!.bytes.add(bytes);
+    const stage = seg.stages[i]!;
+    stage.received.add(batch.length);
+    stage.receivedBytes.add(bytes);
+    batch = runStage(stage, batch);
+    bytes = batchSize(batch);
+  }
+  const n = batch.length;
+  const texts: string[] = new Array(n);
+  const ends = new Uint32Array(n);
+  const sizes = new Uint32Array(n);
+  const eventBytes = new Uint32Array(n);
+  let kept = 0;
+  let at = 0;
+  for (let i = 0; i < n; i++) {
+    const e = batch[i]!;
+    let enc: { text: string; size: number };
+    try {
+      enc = seg.encode(e);
+    } catch (err) {
+      // what the sink would count on the main thread for an event it cannot encode
+      const b = eventSize(e);
+      seg.lastSent.events.add(1);
+      seg.lastSent.bytes.add(b);
+      seg.sinkReceived.events.add(1);
+      seg.sinkReceived.bytes.add(b);
+      seg.sinkEvents.encodeFailed(err);
+      seg.sinkDiscarded.add(1);
+      continue;
+    }
+    texts[kept] = enc.text;
+    at += enc.text.length;
+    ends[kept] = at;
+    sizes[kept] = enc.size;
+    eventBytes[kept] = eventSize(e);
+    kept++;
+  }
+  texts.length = kept;
+  return {
+    kind: 'result',
+    segment: p.segment,
+    seq: p.seq,
+    text: texts.join(''),
+    ends: kept === n ? ends : ends.slice(0, kept),
+    sizes: kept === n ? sizes : sizes.slice(0, kept),
+    eventBytes: kept === n ? eventBytes : eventBytes.slice(0, kept),
+    decoded,
+    decodedBytes,
+    counters: deltas(seg),
+  };
+}
+
+/** The answer for a piece that could not be processed; the main thread logs and counts it. */
+const failed = (p: Piece, error: string): PieceResult => ({
+  kind: 'result',
+  segment: p.segment,
+  seq: p.seq,
+  text: '',
+  ends: new Uint32Array(0),
+  sizes: new Uint32Array(0),
+  eventBytes: new Uint32Array(0),
+  decoded: 0,
+  decodedBytes: 0,
+  counters: [],
+  error,
+});
+
+const send = (r: PieceResult) => post(r, [r.ends.buffer as ArrayBuffer, r.sizes.buffer as ArrayBuffer, r.eventBytes.buffer as ArrayBuffer]);
+
+// records pass the worker's level check and rate limit here, then the main thread's root writes them
+logRoot.forward = (level, msg, fields) => post({ kind: 'log', level, msg, fields });
+
+port.on('message', (m: ToWorker) => {
+  if (m.kind === 'setup') {
+    const forward = logRoot.forward;
+    logRoot.forward = undefined; // set-up messages (program warnings) were logged when the main thread built the same components
+    const built = build(m).then(
+      (seg) => seg,
+      (err: unknown) => {
+        post({ kind: 'setup-failed', segment: m.segment, error: (err as Error).message });
+        return undefined;
+      },
+    );
+    void built.finally(() => (logRoot.forward = forward));
+    segments.set(m.segment, built);
+    void built.then((seg) => seg && segments.set(m.segment, seg));
+  } else if (m.kind === 'teardown') segments.delete(m.segment);
+  else {
+    const seg = segments.get(m.segment);
+    if (seg === undefined) return send(failed(m, 'segment not set up'));
+    const run = (s: Segment | undefined) => {
+      if (!s) return send(failed(m, 'segment set-up failed'));
+      try {
+        send(handle(s, m));
+      } catch (err) {
+        send(failed(m, (err as Error).message));
+      }
+    };
+    if (seg instanceof Promise) void seg.then(run);
+    else run(seg);
+  }
+});

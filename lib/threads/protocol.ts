@@ -1,0 +1,85 @@
+/**
+ * Messages between the main thread and the pipeline workers (docs/threads.md). Only plain data
+ * and bytes cross: component options as validated, pieces of input bytes, encoded records.
+ */
+import type { Level } from '../log.js';
+
+/** One component of a segment as the worker builds it. */
+export interface SegmentMember {
+  readonly id: string;
+  readonly type: string;
+  /** The validated options (plain data). */
+  readonly options: unknown;
+}
+
+/** Sets up one segment in a worker; sent again to a replacement worker. */
+export interface SegmentSetup {
+  readonly kind: 'setup';
+  readonly segment: number;
+  readonly source: SegmentMember;
+  readonly transforms: readonly SegmentMember[];
+  readonly sink: SegmentMember;
+  /** The configuration's global options. */
+  readonly globals: unknown;
+  readonly logLevel: Level;
+}
+
+/** Forgets a segment (its source stopped). */
+export interface SegmentTeardown {
+  readonly kind: 'teardown';
+  readonly segment: number;
+}
+
+/** Whole lines of one connection (or its unterminated end when `final`). */
+export interface Piece {
+  readonly kind: 'piece';
+  readonly segment: number;
+  readonly seq: number;
+  readonly host: string | undefined;
+  readonly port: number | undefined;
+  readonly bytes: Uint8Array;
+  /** The connection ended after these bytes: the rest without a newline is a line too. */
+  readonly final: boolean;
+}
+
+export type ToWorker = SegmentSetup | SegmentTeardown | Piece;
+
+/** Counter increments of the segment's components: `[name, tags, delta]`. */
+export type CounterDelta = readonly [string, Readonly<Record<string, string>>, number];
+
+/** A piece's records, encoded for the sink, back to back in `text`. */
+export interface PieceResult {
+  readonly kind: 'result';
+  readonly segment: number;
+  readonly seq: number;
+  readonly text: string;
+  /** End offset of each record in `text` (UTF-16 units). */
+  readonly ends: Uint32Array;
+  /** UTF-8 bytes of each record. */
+  readonly sizes: Uint32Array;
+  /** Estimated size (eventSize) of each record's event. */
+  readonly eventBytes: Uint32Array;
+  /** Events the source decoded from the piece, and their estimated bytes. */
+  readonly decoded: number;
+  readonly decodedBytes: number;
+  readonly counters: readonly CounterDelta[];
+  /** Set when the piece could not be processed at all (its events are lost and counted). */
+  readonly error?: string;
+}
+
+/** A log record of a segment's component, after the worker's own level check and rate limit. */
+export interface WorkerLog {
+  readonly kind: 'log';
+  readonly level: Level;
+  readonly msg: string;
+  readonly fields: Record<string, unknown>;
+}
+
+/** A segment's set-up failed in the worker (the main thread built the same components, so this is rare). */
+export interface SetupFailed {
+  readonly kind: 'setup-failed';
+  readonly segment: number;
+  readonly error: string;
+}
+
+export type FromWorker = PieceResult | WorkerLog | SetupFailed;

@@ -1,0 +1,182 @@
+/**
+ * The main thread's side of one threaded segment (docs/threads.md): cuts each connection's reads
+ * at their last newline into pieces of whole lines, numbers them, hands them to the worker pool
+ * and releases the answers strictly in sequence as batches of pre-encoded events. Pieces out are
+ * bounded by a gate the source's output gate includes, so a busy pool pushes back on the sender
+ * like a full buffer does.
+ */
+import type { ComponentContext, ThreadedIntake } from '../component.js';
+import { frameDiscardReporter } from '../codecs/index.js';
+import { EncodedLogEvent, type EventBatch, EventMetadata } from '../event.js';
+import { AllGate, GateController } from '../gate.js';
+import type { MetricsRegistry } from '../telemetry/registry.js';
+import type { WorkerPool } from './pool.js';
+import type { PieceResult, SegmentSetup } from './protocol.js';
+
+/** Pieces each worker may hold (sent or answered out of order) before the source pauses. */
+const PIECES_PER_WORKER = 4;
+
+const NEWLINE = 0x0a;
+
+export interface SegmentOptions {
+  readonly pool: WorkerPool;
+  readonly setup: SegmentSetup;
+  /** The source's context (its counters and log). */
+  readonly source: ComponentContext;
+  readonly registry: MetricsRegistry;
+  /** Longest line in bytes; longer ones are discarded and counted, as the deframer does. */
+  readonly maxLength: number;
+  /** Events the source decoded (the source's received counters). */
+  decoded(events: number, bytes: number): void;
+  /** A batch of the segment's output, in order, with its estimated bytes. */
+  emit(batch: EventBatch, bytes: number): void;
+}
+
+export class ThreadedSegment implements ThreadedIntake {
+  /** Closed while the pieces out reach the bound: the source's output gate. */
+  readonly gate = new GateController(true);
+  /**
+   * The gates of the buffers downstream: answers wait while one is closed, still counted as out,
+   * so a full buffer stops the reading through {@link gate} with at most the pieces out pending.
+   */
+  readonly downstream = new AllGate();
+  private seq = 0;
+  private next = 0;
+  private readonly answered = new Map<number, PieceResult>();
+  private drained: (() => void)[] = [];
+  private readonly limit: number;
+  private readonly discarded: ReturnType<typeof frameDiscardReporter>;
+  private readonly workerFailed;
+  private setupError: string | undefined;
+
+  constructor(private readonly o: SegmentOptions) {
+    this.limit = o.pool.size * PIECES_PER_WORKER;
+    this.downstream.open$.subscribe((open) => open && this.flush());
+    this.discarded = frameDiscardReporter(o.source);
+    this.workerFailed = o.source.telemetry.counter('component_errors_total', { error_type: 'worker_failed', stage: 'processing' });
+    o.pool.register(o.setup, {
+      result: (r) => this.answer(r),
+      setupFailed: (error) => {
+        this.setupError = error;
+        o.source.log.error('Pipeline worker could not build the segment; its input is lost until the next reload.', { error });
+      },
+    });
+  }
+
+  /** Pieces sent and not yet released. */
+  get out(): number {
+    return this.seq - this.next;
+  }
+
+  connection(host: string | undefined, port: number | undefined): { push(chunk: Buffer): void; end(): void } {
+    let carry: Buffer[] = [];
+    let carried = 0;
+    let discarding = false;
+    const max = this.o.maxLength;
+    const keep = (rest: Buffer) => {
+      if (carried + rest.length > max) {
+        // as the deframer: a line past the limit is discarded whole, up to its newline
+        this.discarded('frame_too_long', carried + rest.length);
+        carry = [];
+        carried = 0;
+        discarding = true;
+        return;
+      }
+      // a copy: the tail must not keep the whole read alive
+      carry.push(Buffer.from(rest));
+      carried += rest.length;
+    };
+    return {
+      push: (chunk) => {
+        let start = 0;
+        if (discarding) {
+          const nl = chunk.indexOf(NEWLINE);
+          if (nl < 0) return;
+          discarding = false;
+          start = nl + 1;
+        }
+        const last = chunk.lastIndexOf(NEWLINE);
+        if (last < start) {
+          if (start < chunk.length) keep(chunk.subarray(start));
+          return;
+        }
+        // one buffer of its own per piece: it stays with the pool until answered
+        const bytes = Buffer.allocUnsafeSlow(carried + last + 1 - start);
+        let at = 0;
+        for (const c of carry) at += c.copy(bytes, at);
+        chunk.copy(bytes, at, start, last + 1);
+        carry = [];
+        carried = 0;
+        this.send(host, port, bytes, false);
+        if (last + 1 < chunk.length) keep(chunk.subarray(last + 1));
+      },
+      end: () => {
+        if (!discarding && carried > 0) this.send(host, port, carry.length === 1 ? carry[0]! : Buffer.concat(carry, carried), true);
+        carry = [];
+        carried = 0;
+      },
+    };
+  }
+
+  /** Resolves once every piece sent was answered and released. */
+  whenDrained(): Promise<void> {
+    if (this.out === 0) return Promise.resolve();
+    return new Promise((resolve) => this.drained.push(resolve));
+  }
+
+  /** Forgets the segment in the workers (its source finished). */
+  close(): void {
+    this.o.pool.unregister(this.o.setup.segment);
+  }
+
+  private send(host: string | undefined, port: number | undefined, bytes: Buffer, final: boolean): void {
+    this.o.pool.dispatch({ kind: 'piece', segment: this.o.setup.segment, seq: this.seq++, host, port, bytes, final });
+    if (this.out >= this.limit) this.gate.close();
+  }
+
+  private answer(r: PieceResult): void {
+    // a piece sent again after its worker died may be answered twice: the first answer counts
+    if (r.seq < this.next || this.answered.has(r.seq)) return;
+    this.answered.set(r.seq, r);
+    this.flush();
+  }
+
+  /** Releases the answers that are next in sequence while the buffers downstream take them. */
+  private flush(): void {
+    for (let a = this.answered.get(this.next); a !== undefined && this.downstream.isOpen; a = this.answered.get(this.next)) {
+      this.answered.delete(this.next);
+      this.next++;
+      this.release(a);
+    }
+    if (this.out < this.limit) this.gate.open();
+    if (this.out === 0 && this.drained.length > 0) for (const resolve of this.drained.splice(0)) resolve();
+  }
+
+  /** Counts what the worker counted, then emits the piece's records as events. */
+  private release(r: PieceResult): void {
+    const reg = this.o.registry;
+    for (const [name, tags, delta] of r.counters) reg.counter(name, tags).add(delta);
+    if (r.error !== undefined) {
+      this.workerFailed.add(1);
+      this.o.source.log.error('Pipeline worker could not process input; it is lost.', { error: this.setupError ?? r.error });
+      return;
+    }
+    if (r.decoded > 0) this.o.decoded(r.decoded, r.decodedBytes);
+    const n = r.ends.length;
+    if (n === 0) return;
+    // no acknowledgements in a segment: one metadata object serves the whole piece
+    const meta = new EventMetadata(this.o.source.id, this.o.source.type);
+    const batch: EventBatch = new Array(n);
+    const text = r.text;
+    let bytes = 0;
+    let from = 0;
+    for (let i = 0; i < n; i++) {
+      const to = r.ends[i]!;
+      const b = r.eventBytes[i]!;
+      batch[i] = new EncodedLogEvent(meta, text.slice(from, to), r.sizes[i]!, b);
+      bytes += b;
+      from = to;
+    }
+    this.o.emit(batch, bytes);
+  }
+}
