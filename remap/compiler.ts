@@ -159,6 +159,8 @@ export interface CompiledProgram {
   readonly mutatesExternal: boolean;
   /** The program can stop early: `abort` or a `!` call. */
   readonly abortable: boolean;
+  /** It may stop early after it wrote to the event or its metadata (else a failed run leaves them as they were). */
+  readonly abortsAfterWrite: boolean;
 }
 
 const COMPARISONS = new Set(['==', '!=', '<', '<=', '>', '>=']);
@@ -334,6 +336,10 @@ export class Compiler {
   /** Kinds of `return` values inside the closures being compiled (innermost last). */
   private closureReturns: Kind[][] = [];
   private abortable = false;
+  /** Writes to the event or metadata and abort points compiled so far, in evaluation order outside closures. */
+  private writes = 0;
+  private aborts = 0;
+  private abortsAfterWrite = false;
   /** First argument of the last compiled call whose kind is not verifiably accepted. */
   private lastArgKindError: ArgKindMismatch | undefined;
 
@@ -372,7 +378,18 @@ export class Compiler {
       this.diags.push(...this.pending);
     }
     const run = sequence(runs);
-    return { run, slots: this.slotNames.length, kind, warnings: this.warnings, mutatesExternal: this.mutatesExternal, abortable: this.abortable };
+    return { run, slots: this.slotNames.length, kind, warnings: this.warnings, mutatesExternal: this.mutatesExternal, abortable: this.abortable, abortsAfterWrite: this.abortsAfterWrite };
+  }
+
+  private noteWrite(): void {
+    this.mutatesExternal = true;
+    this.writes++;
+  }
+
+  private noteAbort(): void {
+    this.abortable = true;
+    this.aborts++;
+    if (this.writes > 0) this.abortsAfterWrite = true;
   }
 
   private newSlot(name: string, scope: Scope): number {
@@ -861,7 +878,7 @@ export class Compiler {
   }
 
   private abort(e: Expr & { k: 'abort' }, st: TypeState, sc: Scope): C {
-    this.abortable = true;
+    this.noteAbort();
     const span = e.span;
     if (!e.message) {
       return {
@@ -915,7 +932,7 @@ export class Compiler {
     const vkind = K.undefinedToNull(kind);
     if (t.kind === 'noop') return () => {};
     if (t.kind === 'event' || t.kind === 'meta') {
-      this.mutatesExternal = true;
+      this.noteWrite();
       this.checkReadOnly(t, opSpan);
       this.checkParent(t.path, t.kind === 'event' ? st.target : st.meta, t.span, rhsText);
       const segs = t.path;
@@ -1143,7 +1160,7 @@ export class Compiler {
     const prepared = this.prepareCall(e, def, args.infos);
     const closure = e.closure && def.closure ? this.compileClosure(e.closure, def.closure, args.infos, st, sc) : undefined;
     this.lastArgKindError = args.kindMismatch;
-    if (def.name === 'del' && args.queries.some((q) => q?.isExternal)) this.mutatesExternal = true;
+    if (def.name === 'del' && args.queries.some((q) => q?.isExternal)) this.noteWrite();
     const fallible = this.callFallible(e, def, args);
     let kind = typeof def.returns === 'function' ? def.returns(args.infos) : def.returns;
     if (def.name === 'del' && args.queries[0]) kind = this.deleteEffects(slots[0]!.expr as QueryExpr, st, sc, targetBefore);
@@ -1333,11 +1350,14 @@ export class Compiler {
     const returns: Kind[] = [];
     this.closureReturns.push(returns);
     let body: C;
+    const [writes, aborts] = [this.writes, this.aborts];
     try {
       body = this.block(closure.body.exprs, bodyState, inner);
     } finally {
       this.closureReturns.pop();
     }
+    // a closure runs many times: an abort point in it may follow a write of an earlier run
+    if (this.writes > writes && this.aborts > aborts) this.abortsAfterWrite = true;
     // a `return` inside the closure is one of its results
     for (const r of returns) body = { ...body, kind: union(body.kind, r) };
     st.assignFrom(st.merge(bodyState));
@@ -1380,7 +1400,7 @@ export class Compiler {
       if (args.typeFallible) this.pending.push(args.typeFallible);
       return fallible;
     }
-    this.abortable = true;
+    this.noteAbort();
     if (!fallible) {
       this.warnings.push(
         new Diagnostic(

@@ -73,6 +73,8 @@ export class Program {
     private readonly log: ((level: string, message: string) => void) | undefined = undefined,
     /** Whether the program calls get_secret, set_secret or remove_secret. */
     readonly usesSecrets = false,
+    /** Whether a run may fail after writing to the event or its metadata; when false a failed run leaves both unchanged. */
+    readonly abortsAfterWrite = abortable,
   ) {}
 
   /** Runs on an event (mutated in place when it is an object), its metadata and its secrets (copied, never changed). */
@@ -217,6 +219,6 @@ export function compile(source: string, options: CompileOptions = {}): Program {
   const meaningClash = semanticMeaningClash(exprs);
   if (meaningClash) throw new CompileError([meaningClash], source);
   const warnings = options.unusedCheck === false ? prog.warnings : [...prog.warnings, ...unusedWarnings(source, exprs)];
-  return new Program(prog.run, prog.slots, warnings, options.timezone, source, prog.kind, prog.mutatesExternal, prog.abortable, options.log, callsAny(exprs, SECRET_FUNCTIONS));
+  return new Program(prog.run, prog.slots, warnings, options.timezone, source, prog.kind, prog.mutatesExternal, prog.abortable, options.log, callsAny(exprs, SECRET_FUNCTIONS), prog.abortsAfterWrite);
 }
 

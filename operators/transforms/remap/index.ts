@@ -62,9 +62,9 @@ function eventsFrom(root: Value, meta: Value, template: LogEvent, out: Event[]):
 export function remap(opts: RemapOptions): OperatorFunction<EventBatch, EventBatch | RoutedBatch> {
   const { program, dropOnError, dropOnAbort, rerouteDropped, events } = opts;
   const tagMode = opts.metricTagValues ?? 'single';
-  // keep a pristine copy only when a failed run forwards the original event
+  // keep a pristine copy only when a failed run forwards the original event and may have changed it
   const forwardsFailed = !dropOnError || !dropOnAbort || rerouteDropped;
-  const keepOriginal = program.abortable && forwardsFailed;
+  const keepOriginal = program.abortsAfterWrite && forwardsFailed;
   // a metric's write-back can fail after any program that changed the metadata
   const keepMetricMeta = (program.abortable || program.mutatesEvent) && forwardsFailed;
   return (source) =>
