@@ -772,8 +772,8 @@ export class Compiler {
               const l = lrun(ctx);
               const r = rrun(ctx);
               if (!isObject(l) || !isObject(r)) return opMerge(l, r);
-              for (const k in r) l[k] = r[k]!;
-              return l;
+              // the same assignments as a loop over r's fields, in V8's copying fast path
+              return Object.assign(l, r);
             },
             mergedKind,
             fallible,
