@@ -94,6 +94,8 @@ const NO_FIELDS: ObjectValue = Object.freeze({}) as ObjectValue;
  * through the sink's buffer and batching like any event; the sink's encoder takes `text` as is.
  */
 export class EncodedLogEvent extends LogEvent {
+  /** A partition key, when the sink sets one: an encoded event is its own encoded item. */
+  key: string | undefined = undefined;
   constructor(
     meta: EventMetadata,
     /** The record as the sink's encoder wrote it (no framing). */
@@ -104,6 +106,13 @@ export class EncodedLogEvent extends LogEvent {
     readonly eventBytes: number,
   ) {
     super(NO_FIELDS, meta);
+  }
+  /** As a sink's encoded item (connectors/shared/request-sink.ts `Encoded`): no copy per event. */
+  get event(): this {
+    return this;
+  }
+  get size(): number {
+    return this.encodedSize;
   }
   /** The record's fields for display (tap): JSON records parsed, other records as their message. */
   displayFields(): ObjectValue {

@@ -14,6 +14,12 @@ export interface SegmentHandler {
   setupFailed(error: string): void;
 }
 
+/**
+ * A worker's young generation: its events live for one piece, so a small nursery collects them as
+ * well as V8's default (up to 32 MiB per thread) and keeps each worker's share of the RSS small.
+ */
+const WORKER_LIMITS = { maxYoungGenerationSizeMb: 8 };
+
 /** Attempts a piece gets before it is answered as failed (each attempt ended a worker). */
 const MAX_ATTEMPTS = 3;
 
@@ -63,9 +69,8 @@ export class WorkerPool {
     let best = this.slots[0]!;
     for (const s of this.slots) if (s.pending.size < best.pending.size) best = s;
     best.pending.set(keyOf(piece), { piece, attempts });
-    // the worker gets its own copy, moved rather than cloned; the pool keeps the piece for a resend
-    const copy = new Uint8Array(piece.bytes);
-    best.worker.postMessage({ ...piece, bytes: copy }, [copy.buffer]);
+    // the bytes are in shared memory: the worker reads them in place, the pool keeps them for a resend
+    best.worker.postMessage(piece);
   }
 
   /** Terminates every worker (the topology stopped). */
@@ -83,8 +88,8 @@ export class WorkerPool {
   private spawn(): Slot {
     const worker = this.entry.pathname.endsWith('.ts')
       ? // run from source (tests, tsx): a worker does not inherit the TypeScript loader, so it registers it first
-        new Worker(`import('tsx/esm/api').then((m) => { m.register(); return import(${JSON.stringify(this.entry.href)}); })`, { eval: true })
-      : new Worker(this.entry);
+        new Worker(`import('tsx/esm/api').then((m) => { m.register(); return import(${JSON.stringify(this.entry.href)}); })`, { eval: true, resourceLimits: WORKER_LIMITS })
+      : new Worker(this.entry, { resourceLimits: WORKER_LIMITS });
     this.started++;
     const slot: Slot = { worker, pending: new Map() };
     for (const setup of this.setups.values()) worker.postMessage(setup);

@@ -16,6 +16,12 @@ import type { PieceResult, SegmentSetup } from './protocol.js';
 /** Pieces each worker may hold (sent or answered out of order) before the source pauses. */
 const PIECES_PER_WORKER = 4;
 
+/**
+ * Size of the shared slabs pieces are written into: one socket read (64 KiB) plus a carried tail
+ * fits. Workers read a slab in place (no copy per piece); it is reused once its piece was answered.
+ */
+const SLAB_BYTES = 128 * 1024;
+
 const NEWLINE = 0x0a;
 
 export interface SegmentOptions {
@@ -48,6 +54,9 @@ export class ThreadedSegment implements ThreadedIntake {
   private readonly discarded: ReturnType<typeof frameDiscardReporter>;
   private readonly workerFailed;
   private setupError: string | undefined;
+  /** Free slabs, and the slab of each piece out (by sequence). */
+  private readonly slabs: SharedArrayBuffer[] = [];
+  private readonly slabOf = new Map<number, SharedArrayBuffer>();
 
   constructor(private readonly o: SegmentOptions) {
     this.limit = o.pool.size * PIECES_PER_WORKER;
@@ -101,7 +110,7 @@ export class ThreadedSegment implements ThreadedIntake {
           return;
         }
         // one buffer of its own per piece: it stays with the pool until answered
-        const bytes = Buffer.allocUnsafeSlow(carried + last + 1 - start);
+        const bytes = this.take(carried + last + 1 - start);
         let at = 0;
         for (const c of carry) at += c.copy(bytes, at);
         chunk.copy(bytes, at, start, last + 1);
@@ -111,7 +120,12 @@ export class ThreadedSegment implements ThreadedIntake {
         if (last + 1 < chunk.length) keep(chunk.subarray(last + 1));
       },
       end: () => {
-        if (!discarding && carried > 0) this.send(host, port, carry.length === 1 ? carry[0]! : Buffer.concat(carry, carried), true);
+        if (!discarding && carried > 0) {
+          const bytes = this.take(carried);
+          let at = 0;
+          for (const c of carry) at += c.copy(bytes, at);
+          this.send(host, port, bytes, true);
+        }
         carry = [];
         carried = 0;
       },
@@ -127,6 +141,13 @@ export class ThreadedSegment implements ThreadedIntake {
   /** Forgets the segment in the workers (its source finished). */
   close(): void {
     this.o.pool.unregister(this.o.setup.segment);
+  }
+
+  /** A buffer of `n` bytes in shared memory, on a free slab when it fits (the next piece's). */
+  private take(n: number): Buffer {
+    const sab = n <= SLAB_BYTES ? (this.slabs.pop() ?? new SharedArrayBuffer(SLAB_BYTES)) : new SharedArrayBuffer(n);
+    this.slabOf.set(this.seq, sab);
+    return Buffer.from(sab, 0, n);
   }
 
   private send(host: string | undefined, port: number | undefined, bytes: Buffer, final: boolean): void {
@@ -145,6 +166,9 @@ export class ThreadedSegment implements ThreadedIntake {
   private flush(): void {
     for (let a = this.answered.get(this.next); a !== undefined && this.downstream.isOpen; a = this.answered.get(this.next)) {
       this.answered.delete(this.next);
+      const sab = this.slabOf.get(this.next)!;
+      this.slabOf.delete(this.next);
+      if (sab.byteLength === SLAB_BYTES) this.slabs.push(sab);
       this.next++;
       this.release(a);
     }

@@ -58,7 +58,7 @@ export function createHttpEncoder(config: Pick<HttpSinkConfig, 'encoding' | 'pay
     contentType,
     encode: (event) => {
       // encoded by a worker thread with this same encoder (docs/threads.md)
-      if (event instanceof EncodedLogEvent) return { event, size: event.encodedSize, key: undefined, text: event.text };
+      if (event instanceof EncodedLogEvent) return event;
       const text = serializer.serializeText(event);
       return { event, size: Buffer.byteLength(text, 'utf8'), key: undefined, text };
     },
