@@ -454,6 +454,7 @@ export class Topology {
     const options = n.cfg.options as { max_length: number; framing?: { newline_delimited?: { max_length?: number } } };
     const last = plan.transforms.length > 0 ? plan.transforms[plan.transforms.length - 1]! : plan.source;
     this.pool ??= new WorkerPool(this.opts.threads!, this.opts.workerEntry!, this.opts.log);
+    n.ctx.log.info('Decoding, transforms and encoding run in pipeline worker threads.', { threads: this.pool.size, segment: [plan.source, ...plan.transforms, plan.sink].join(' -> ') });
     n.segment = new ThreadedSegment({
       pool: this.pool,
       setup: {
