@@ -59,7 +59,7 @@ async function build(s: SegmentSetup): Promise<Segment> {
   const globals = s.globals as Record<string, unknown>;
   const ctx = (kind: ComponentKind, m: { id: string; type: string }) => componentContext({ id: m.id, kind, type: m.type, registry, log: logRoot, globals });
   const sourceCtx = ctx('source', s.source);
-  const { decoderFor } = await import('../sources/socket/source.js');
+  const { decoderFor } = await import('../sources/socket/decoder.js');
   const decoder = decoderFor(s.source.options as Parameters<typeof decoderFor>[0], sourceCtx, true)();
   const stages: Stage[] = [];
   const members = [{ kind: 'source' as const, ctx: sourceCtx }];

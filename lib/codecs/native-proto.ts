@@ -10,7 +10,7 @@ import { EventMetadata, type Event, LogEvent, MetricEvent, type MetricValue, typ
 import { Float, type ObjectValue, Timestamp, type Value } from '../value.js';
 import { type TimestampFormat, timestampValue } from './json.js';
 import type { NativeReadOptions } from './native-json.js';
-import { EventArrayType } from './native-schema.js';
+import { eventArrayType } from './native-schema.js';
 import { singleTagValue, tagFromValues, tagValues } from './native-tags.js';
 
 // Shapes of the decoded messages (protobufjs objects; int64 fields arrive as Long). A oneof is
@@ -89,7 +89,7 @@ interface PEventArray {
 /** One event as an `EventArray` frame; log fields are the (projected) `fields`, timestamps per `format`. */
 export function encodeNative(e: Event, fields: ObjectValue | undefined, format: TimestampFormat): Buffer {
   const msg = e.type === 'log' ? { logs: { logs: [logMessage(fields ?? e.fields, e.meta, format)] } } : { metrics: { metrics: [metricMessage(e)] } };
-  const bytes = EventArrayType.encode(msg).finish();
+  const bytes = eventArrayType().encode(msg).finish();
   return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
 }
 
@@ -208,7 +208,7 @@ function u64(n: number): number | string {
 /** Appends the events of one `EventArray` frame `buf[start, end)` to `out`; an empty frame has none. Throws on bad protobuf or shape. */
 export function readNative(buf: Buffer, start: number, end: number, opts: NativeReadOptions, out: Event[]): void {
   if (end === start) return;
-  const msg = EventArrayType.decode(buf.subarray(start, end)) as unknown as PEventArray;
+  const msg = eventArrayType().decode(buf.subarray(start, end)) as unknown as PEventArray;
   switch (msg.events) {
     case 'logs':
       for (const l of msg.logs!.logs) out.push(logOf(l, opts));

@@ -7,7 +7,12 @@
  * Only what weir reads or writes is spelled out; `Trace` and `Sketch` are declared empty so that
  * their presence is recognised (and rejected) instead of being skipped as unknown fields.
  */
-import protobuf from 'protobufjs';
+import { createRequire } from 'node:module';
+import type protobuf from 'protobufjs';
+
+// protobufjs (about 10 MiB) loads with the first native frame, not with every process and
+// pipeline worker that imports the codecs
+const require = createRequire(import.meta.url);
 
 const TIMESTAMP_PROTO = `
 syntax = "proto3";
@@ -167,14 +172,17 @@ message Sketch {}
 `;
 
 function load(): protobuf.Root {
-  const root = new protobuf.Root();
-  protobuf.parse(TIMESTAMP_PROTO, root, { keepCase: true });
-  protobuf.parse(EVENT_PROTO, root, { keepCase: true });
+  const pb = require('protobufjs') as typeof protobuf;
+  const root = new pb.Root();
+  pb.parse(TIMESTAMP_PROTO, root, { keepCase: true });
+  pb.parse(EVENT_PROTO, root, { keepCase: true });
   root.resolveAll();
   return root;
 }
 
-const root = load();
+let eventArray: protobuf.Type | undefined;
 
 /** `event.EventArray`: one frame of the `native` codec (Vector writes one per event). */
-export const EventArrayType: protobuf.Type = root.lookupType('event.EventArray');
+export function eventArrayType(): protobuf.Type {
+  return (eventArray ??= load().lookupType('event.EventArray'));
+}

@@ -8,8 +8,8 @@
 import { createSocket } from 'node:dgram';
 import type { TlsOptions } from 'node:tls';
 import { Observable, type Subscriber, type Subscription } from 'rxjs';
-import { defaultDecodingFraming, receivedBytesCounter, streamDecoderFactory } from '../../../lib/codecs/index.js';
-import type { ComponentContext, SourceContext } from '../../../lib/component.js';
+import { receivedBytesCounter } from '../../../lib/codecs/index.js';
+import type { SourceContext } from '../../../lib/component.js';
 import { type EventBatch, LogEvent } from '../../../lib/event.js';
 import { type SocketAddress, formatSocketAddress, parseSocketAddress } from '../../../lib/net/socket-address.js';
 import { type Path, parsePath, setPath } from '../../../lib/path.js';
@@ -18,24 +18,12 @@ import { listenerTls } from '../../shared/listener-config.js';
 import { listening } from '../../shared/listener-events.js';
 import { streamConnections } from '../../shared/tcp-listener.js';
 import type { SocketSourceConfig } from './config.js';
+import { decoderFor } from './decoder.js';
 
 /** Builds the source; unsubscribing closes everything at once, `shutdown$` drains gracefully. */
 export function buildSocketSource(config: SocketSourceConfig, ctx: SourceContext): Observable<EventBatch> {
   const tls = listenerTls(config.tls); // files read at build: a bad certificate is a build error
   return new Observable<EventBatch>((subscriber) => (config.mode === 'udp' ? runUdp(config, ctx, subscriber) : runStream(config, ctx, subscriber, tls)));
-}
-
-/** The framing and codec of a stream (`stream`) or datagram socket; also built by pipeline workers. */
-export function decoderFor(config: SocketSourceConfig, ctx: ComponentContext, stream: boolean) {
-  return streamDecoderFactory(ctx, {
-    // streams default to the codec's framing (lines; length-delimited for native), datagrams to one frame each (Vector's defaults)
-    framing: config.framing ?? (stream ? defaultDecodingFraming(config.decoding.codec) : { method: 'bytes' }),
-    decoding: config.decoding,
-    sourceType: 'socket',
-    hostKey: config.host_key,
-    portKey: config.port_key,
-    defaultMaxLength: stream ? config.max_length : undefined,
-  });
 }
 
 function runStream(config: SocketSourceConfig, ctx: SourceContext, subscriber: Subscriber<EventBatch>, tls: TlsOptions | undefined): Subscription {
