@@ -11,7 +11,7 @@ import { componentContext, sinkContext } from '../../lib/component-context.js';
 import { type Event, type EventBatch, type RoutedBatch, batchSize, eventSize, settleAll } from '../../lib/event.js';
 import { LogRoot } from '../../lib/log.js';
 import type { StreamDecoder } from '../../lib/codecs/index.js';
-import type { CounterDelta, FromWorker, Piece, PieceResult, SegmentSetup, ToWorker } from '../../lib/threads/protocol.js';
+import { type CounterDelta, type FromWorker, type Piece, type PieceResult, type SegmentSetup, type ToWorker, failedResult } from '../../lib/threads/protocol.js';
 import { type Counter, MetricsRegistry, type Series } from '../../lib/telemetry/registry.js';
 import { SinkEvents } from '../shared/sink-events.js';
 
@@ -204,21 +204,6 @@ function handle(seg: Segment, p: Piece): PieceResult {
   };
 }
 
-/** The answer for a piece that could not be processed; the main thread logs and counts it. */
-const failed = (p: Piece, error: string): PieceResult => ({
-  kind: 'result',
-  segment: p.segment,
-  seq: p.seq,
-  text: '',
-  ends: new Uint32Array(0),
-  sizes: new Uint32Array(0),
-  eventBytes: new Uint32Array(0),
-  decoded: 0,
-  decodedBytes: 0,
-  counters: [],
-  error,
-});
-
 const send = (r: PieceResult) => post(r, [r.ends.buffer as ArrayBuffer, r.sizes.buffer as ArrayBuffer, r.eventBytes.buffer as ArrayBuffer]);
 
 // records pass the worker's level check and rate limit here, then the main thread's root writes them
@@ -241,13 +226,13 @@ port.on('message', (m: ToWorker) => {
   } else if (m.kind === 'teardown') segments.delete(m.segment);
   else {
     const seg = segments.get(m.segment);
-    if (seg === undefined) return send(failed(m, 'segment not set up'));
+    if (seg === undefined) return send(failedResult(m.segment, m.seq, 'segment not set up'));
     const run = (s: Segment | undefined) => {
-      if (!s) return send(failed(m, 'segment set-up failed'));
+      if (!s) return send(failedResult(m.segment, m.seq, 'segment set-up failed'));
       try {
         send(handle(s, m));
       } catch (err) {
-        send(failed(m, (err as Error).message));
+        send(failedResult(m.segment, m.seq, (err as Error).message));
       }
     };
     if (seg instanceof Promise) void seg.then(run);

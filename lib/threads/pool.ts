@@ -6,7 +6,7 @@
  */
 import { Worker } from 'node:worker_threads';
 import type { LogRoot, Logger } from '../log.js';
-import type { FromWorker, Piece, PieceResult, SegmentSetup } from './protocol.js';
+import { type FromWorker, type Piece, type PieceResult, type SegmentSetup, failedResult } from './protocol.js';
 
 /** What a segment hears from the pool. */
 export interface SegmentHandler {
@@ -118,19 +118,7 @@ export class WorkerPool {
     this.slots[i] = replacement;
     for (const { piece, attempts } of slot.pending.values()) {
       if (attempts + 1 >= MAX_ATTEMPTS) {
-        this.handlers.get(piece.segment)?.result({
-          kind: 'result',
-          segment: piece.segment,
-          seq: piece.seq,
-          text: '',
-          ends: new Uint32Array(0),
-          sizes: new Uint32Array(0),
-          eventBytes: new Uint32Array(0),
-          decoded: 0,
-          decodedBytes: 0,
-          counters: [],
-          error: `input took down ${MAX_ATTEMPTS} pipeline workers`,
-        });
+        this.handlers.get(piece.segment)?.result(failedResult(piece.segment, piece.seq, `input took down ${MAX_ATTEMPTS} pipeline workers`));
       } else this.dispatch(piece, attempts + 1);
     }
   }

@@ -83,3 +83,9 @@ export interface SetupFailed {
 }
 
 export type FromWorker = PieceResult | WorkerLog | SetupFailed;
+
+/** The answer for a piece that could not be processed: no records, the reason. */
+export function failedResult(segment: number, seq: number, error: string): PieceResult {
+  const none = new Uint32Array(0);
+  return { kind: 'result', segment, seq, text: '', ends: none, sizes: none, eventBytes: none, decoded: 0, decodedBytes: 0, counters: [], error };
+}

@@ -4,7 +4,7 @@ import { EncodedLogEvent, type EventBatch } from '../../../lib/event.js';
 import { GateController } from '../../../lib/gate.js';
 import { MetricsRegistry } from '../../../lib/telemetry/registry.js';
 import type { WorkerPool } from '../../../lib/threads/pool.js';
-import type { Piece, PieceResult, SegmentSetup } from '../../../lib/threads/protocol.js';
+import { type Piece, type PieceResult, type SegmentSetup, failedResult } from '../../../lib/threads/protocol.js';
 import { ThreadedSegment } from '../../../lib/threads/segment.js';
 
 /** A pool that keeps the pieces; the test answers them in any order. */
@@ -148,19 +148,7 @@ describe('threaded segment (main thread side)', () => {
     const { seg, pieces, registry, out } = segment(1);
     const c = seg.connection(undefined, undefined);
     c.push(Buffer.from('a\n'));
-    (seg as unknown as { answer(r: PieceResult): void }).answer({
-      kind: 'result',
-      segment: 0,
-      seq: pieces[0]!.seq,
-      text: '',
-      ends: new Uint32Array(0),
-      sizes: new Uint32Array(0),
-      eventBytes: new Uint32Array(0),
-      decoded: 0,
-      decodedBytes: 0,
-      counters: [],
-      error: 'boom',
-    });
+    (seg as unknown as { answer(r: PieceResult): void }).answer(failedResult(0, pieces[0]!.seq, 'boom'));
     expect(out).to.deep.equal([]);
     expect(registry.sum('component_errors_total', { error_type: 'worker_failed' })).to.equal(1);
     expect(seg.out).to.equal(0);
