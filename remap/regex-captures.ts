@@ -44,6 +44,8 @@ export function unnameGroups(js: string): { readonly source: string; readonly na
       out += c;
     } else if (c === '(' && js[i + 2] === '<' && js[i + 3] !== '=' && js[i + 3] !== '!') {
       const end = js.indexOf('>', i + 3);
+      // not a group name after all (V8 would have refused the pattern): the check against V8's names falls back
+      if (end < 0) return { source: js, names: [], numbers: [] };
       group++;
       names.push(js.slice(i + 3, end));
       numbers.push(group);

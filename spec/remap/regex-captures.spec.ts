@@ -73,6 +73,29 @@ describe('remap regex captures', () => {
       expect(unnameGroups('[(?<a>]\\((?<=q)(?<!r)(?<b>s)')).to.deep.equal({ source: '[(?<a>]\\((?<=q)(?<!r)(s)', names: ['b'], numbers: [1] });
       expect(unnameGroups('[\\]()](?<c>t)')).to.deep.equal({ source: '[\\]()](t)', names: ['c'], numbers: [1] });
     });
+    it('gives up on a name without its closing bracket', () => {
+      expect(unnameGroups('(?<ab')).to.deep.equal({ source: '(?<ab', names: [], numbers: [] });
+    });
+    it('any JS pattern: the plan matches as the pattern does, names read as its groups', () => {
+      const piece = fc.constantFrom('(', ')', '(?<n>', '(?<m>', '(?:', '(?<=', '(?!', '[', ']', '\\', '\\(', 'a', 'b', '|', '*', '?', '>', '<');
+      fc.assert(
+        fc.property(fc.array(piece, { maxLength: 12 }), inputArb, (parts, s) => {
+          const source = parts.join('');
+          let re: RegExp;
+          try {
+            re = new RegExp(source);
+          } catch {
+            return;
+          }
+          const plan = capturePlan(re);
+          const want = re.exec(s);
+          const got = plan.first.exec(s);
+          expect(got === null ? null : [...got]).to.deep.equal(want === null ? null : [...want]);
+          if (want && got) expect(plan.named(got)).to.deep.equal(expectedCaptures(want, namesOf(source), false));
+        }),
+        { numRuns: 2000 },
+      );
+    });
   });
 
   describe('the plan of a pattern', () => {
