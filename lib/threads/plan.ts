@@ -65,3 +65,17 @@ export function planSegments(graph: Graph): Map<string, SegmentPlan> {
   }
   return plans;
 }
+
+/** The options of a segment's source and sink a worker needs (its framing, codec and encoder), nothing else. */
+const WORKER_OPTIONS: Readonly<Record<string, readonly string[]>> = {
+  socket: ['decoding', 'framing', 'host_key', 'port_key', 'max_length'],
+  http: ['encoding', 'framing', 'payload_prefix', 'payload_suffix'],
+};
+
+/** What a worker gets of a member's validated options: for sources and sinks only its codec's. */
+export function workerOptions(c: ComponentConfig): unknown {
+  const keep = c.kind === 'transform' ? undefined : WORKER_OPTIONS[c.def.type];
+  if (!keep) return c.options;
+  const o = opts(c);
+  return Object.fromEntries(keep.filter((k) => o[k] !== undefined).map((k) => [k, o[k]]));
+}

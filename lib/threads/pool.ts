@@ -52,6 +52,7 @@ export class WorkerPool {
 
   /** Sets a segment up in every worker (starting the workers on first use). */
   register(setup: SegmentSetup, handler: SegmentHandler): void {
+    structuredClone(setup); // throws here, before anything changed, when a worker could not receive it
     this.setups.set(setup.segment, setup);
     this.handlers.set(setup.segment, handler);
     if (this.slots.length === 0) for (let i = 0; i < this.size; i++) this.slots.push(this.spawn());

@@ -60,7 +60,6 @@ export class ThreadedSegment implements ThreadedIntake {
 
   constructor(private readonly o: SegmentOptions) {
     this.limit = o.pool.size * PIECES_PER_WORKER;
-    this.downstream.open$.subscribe((open) => open && this.flush());
     this.discarded = frameDiscardReporter(o.source);
     this.workerFailed = o.source.telemetry.counter('component_errors_total', { error_type: 'worker_failed', stage: 'processing' });
     o.pool.register(o.setup, {
@@ -70,6 +69,7 @@ export class ThreadedSegment implements ThreadedIntake {
         o.source.log.error('Pipeline worker could not build the segment; its input is lost until the next reload.', { error });
       },
     });
+    this.downstream.open$.subscribe((open) => open && this.flush());
   }
 
   /** Pieces sent and not yet released. */

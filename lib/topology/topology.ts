@@ -19,7 +19,7 @@ import { DrainControl, drainBuffer } from './drain.js';
 import { Fanout, type Port, type TapObserver } from './fanout.js';
 import { type Graph, buildGraph, downstreamSinks } from './graph.js';
 import { runHealthchecks } from './healthcheck.js';
-import { type SegmentPlan, planSegments } from '../threads/plan.js';
+import { type SegmentPlan, planSegments, workerOptions } from '../threads/plan.js';
 import { WorkerPool } from '../threads/pool.js';
 import { ThreadedSegment } from '../threads/segment.js';
 
@@ -449,14 +449,32 @@ export class Topology {
     if (!plan) return undefined;
     const member = (id: string) => {
       const c = this.nodes.get(id)!.cfg;
-      return { id, type: c.def.type, options: c.options };
+      return { id, type: c.def.type, options: workerOptions(c) };
     };
+    const pool = (this.pool ??= new WorkerPool(this.opts.threads!, this.opts.workerEntry!, this.opts.log));
+    const chain = [plan.source, ...plan.transforms, plan.sink].join(' -> ');
+    try {
+      n.segment = this.segmentOf(n, pool, plan, member, decoded);
+    } catch (err) {
+      // e.g. options a worker cannot receive: the chain runs on the main thread, wired as it is
+      n.ctx.log.warn('Cannot run in pipeline worker threads; runs on the main thread.', { segment: chain, error: (err as Error).message });
+      return undefined;
+    }
+    n.ctx.log.info('Decoding, transforms and encoding run in pipeline worker threads.', { threads: pool.size, segment: chain });
+    return n.segment;
+  }
+
+  private segmentOf(
+    n: SourceNode,
+    pool: WorkerPool,
+    plan: SegmentPlan,
+    member: (id: string) => { id: string; type: string; options: unknown },
+    decoded: (events: number, bytes: number) => void,
+  ): ThreadedSegment {
     const options = n.cfg.options as { max_length: number; framing?: { newline_delimited?: { max_length?: number } } };
     const last = plan.transforms.length > 0 ? plan.transforms[plan.transforms.length - 1]! : plan.source;
-    this.pool ??= new WorkerPool(this.opts.threads!, this.opts.workerEntry!, this.opts.log);
-    n.ctx.log.info('Decoding, transforms and encoding run in pipeline worker threads.', { threads: this.pool.size, segment: [plan.source, ...plan.transforms, plan.sink].join(' -> ') });
-    n.segment = new ThreadedSegment({
-      pool: this.pool,
+    return new ThreadedSegment({
+      pool,
       setup: {
         kind: 'setup',
         segment: this.segmentIds++,
@@ -472,7 +490,6 @@ export class Topology {
       decoded,
       emit: (batch, bytes) => this.routeOutput(last, batch, bytes),
     });
-    return n.segment;
   }
 
   private transformPort(ctx: ComponentContext, input$: Subject<EventBatch>): InputPort {
