@@ -63,11 +63,17 @@ const plainKey = (k: string): boolean => k !== '__proto__';
 
 /**
  * One object literal with every name as a field: V8 allocates it at once with its final shape.
- * Names are quoted by JSON.stringify, so a name cannot change the generated code.
+ * Names are quoted by JSON.stringify, so a name cannot change the generated code. Undefined where
+ * the process forbids code generation.
  */
-function literalOf(names: readonly string[], numbers: readonly number[]): (m: RegExpExecArray) => ObjectValue {
+function literalOf(names: readonly string[], numbers: readonly number[]): ((m: RegExpExecArray) => ObjectValue) | undefined {
   const fields = names.map((n, i) => `${JSON.stringify(n)}: m[${numbers[i]!}] ?? null`);
-  return new Function('m', `return { ${fields.join(', ')} };`) as (m: RegExpExecArray) => ObjectValue;
+  try {
+    return new Function('m', `return { ${fields.join(', ')} };`) as (m: RegExpExecArray) => ObjectValue;
+  } catch {
+    // code generation from strings is disallowed in this process
+    return undefined;
+  }
 }
 
 function fieldByField(names: readonly string[], numbers: readonly number[]): (m: RegExpExecArray) => ObjectValue {
@@ -88,7 +94,7 @@ function planOf(re: RegExp): CapturePlan {
   const un = unnameGroups(jsSource(re));
   // the scan must agree with V8 on names, order and group count; else matches keep their `groups`
   if (un.names.length > 0 && un.names.join('\0') === info.names.join('\0') && groupCount(un.source) === info.count) {
-    const named = un.names.every(plainKey) ? literalOf(un.names, un.numbers) : fieldByField(un.names, un.numbers);
+    const named = (un.names.every(plainKey) && literalOf(un.names, un.numbers)) || fieldByField(un.names, un.numbers);
     return { first: twin(re, un.source, base.flags), every: twin(re, un.source, base.flags + 'g'), names: un.names, named };
   }
   const { names } = info;
