@@ -2,7 +2,9 @@
  * lib/heap-growth.ts: with the fixed growth factor, garbage promoted to the old generation is
  * collected at about 1.5 times the live size instead of up to 4 times. Each run is a child process
  * (V8 flags are per process) that keeps a window of 8 arrays alive while it allocates 300, so every
- * array is promoted and then dropped; it prints its peak heap.
+ * array is promoted and then dropped; it prints its peak heap. The young generation stops growing at
+ * two semi-spaces of SEMI_SPACE_MIB when the module is imported before the work starts; a worker
+ * thread's grows as V8 lets it.
  */
 import { execFile } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
@@ -21,14 +23,62 @@ for (let r = 0; r < 300; r++) {
 }
 console.log(peak);`;
 
-const peakHeap = (bound: boolean): Promise<number> =>
+/** Runs `code` in a child process (V8 flags are per process); resolves with the number it prints. */
+const run = (code: string): Promise<number> =>
   new Promise((resolve, reject) =>
-    execFile(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', workload(bound)], (err, out) => (err ? reject(err) : resolve(Number(out.trim())))),
+    execFile(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', code], (err, out) => (err ? reject(err) : resolve(Number(out.trim())))),
   );
 
+/**
+ * A workload whose objects survive young collections, over many turns of the event loop; prints the
+ * young generation's size over the module's cap (two semi-spaces of SEMI_SPACE_MIB).
+ */
+const youngWorkload = (bound: boolean) => `
+const cap = ${bound ? `2 * (await import(${JSON.stringify(module)})).SEMI_SPACE_MIB * 1048576` : '16 * 1048576'};
+const v8 = await import('node:v8');
+let keep = [];
+for (let turn = 0; turn < 40; turn++) {
+  await new Promise((resolve) => setImmediate(resolve));
+  for (let i = 0; i < 100000; i++) {
+    keep.push({ n: i, s: 'x' + i });
+    if (keep.length > 150000) keep = [];
+  }
+}
+console.log(v8.getHeapSpaceStatistics().find((s) => s.space_name === 'new_space').space_size / cap);`;
+
+/** The young workload in a worker thread (the child's flags make it a module) started after the module was imported; prints the worker's young generation over 16 MiB. */
+const workerWorkload = `
+await import(${JSON.stringify(module)});
+const { Worker } = await import('node:worker_threads');
+const code = ${JSON.stringify(`
+const v8 = await import('node:v8');
+const { parentPort } = await import('node:worker_threads');
+let keep = [];
+for (let turn = 0; turn < 40; turn++) {
+  await new Promise((resolve) => setImmediate(resolve));
+  for (let i = 0; i < 100000; i++) {
+    keep.push({ n: i, s: 'x' + i });
+    if (keep.length > 150000) keep = [];
+  }
+}
+parentPort.postMessage(v8.getHeapSpaceStatistics().find((s) => s.space_name === 'new_space').space_size / (16 * 1048576));`)};
+const worker = new Worker(code, { eval: true });
+worker.once('message', (ratio) => { console.log(ratio); worker.terminate(); });`;
+
 describe('lib/heap-growth', () => {
+  it('stops the young generation at two semi-spaces of SEMI_SPACE_MIB', async () => {
+    const [free, bounded] = await Promise.all([run(youngWorkload(false)), run(youngWorkload(true))]);
+    // V8's own maximum is 16 MiB per semi-space, twice the module's
+    expect(free).to.equal(2);
+    expect(bounded).to.equal(1);
+  });
+
+  it('leaves the young generation of worker threads to V8', async () => {
+    expect(await run(workerWorkload)).to.equal(2);
+  });
+
   it('keeps the peak heap of a promoting workload near its live size', async () => {
-    const [free, bounded] = await Promise.all([peakHeap(false), peakHeap(true)]);
+    const [free, bounded] = await Promise.all([run(workload(false)), run(workload(true))]);
     // live: 8 arrays of 20,000 small objects, about 16 MiB
     expect(bounded).to.be.below(free * 0.6);
     expect(bounded).to.be.below(96 * 1048576);
