@@ -1,4 +1,5 @@
 import { expect } from 'chai';
+import { until } from '../../helpers/wait.js';
 import * as v from 'valibot';
 import { type Observable, firstValueFrom, map, take, toArray } from 'rxjs';
 import { TestScheduler } from 'rxjs/testing';
@@ -228,15 +229,17 @@ describe('eventdb_metrics source', () => {
     it('proxy.http carries the scrape through a forward proxy', async () => {
       const proxy: TestProxy = await startTinyproxy();
       try {
-        const before = proxy.connections().length;
-        const ctx = testSourceContext('eventdb_metrics');
-        const [batch] = await run(ctx, { endpoint: `${peer.url}/stats`, scrape_interval_secs: 60, proxy: { http: proxy.url } }, 1);
+        // tinyproxy logs a request some time after it served it: count the tunnels to the node it logged
+        const scrapes = () => proxy.connections().filter((l) => l.includes(`CONNECT ${new URL(peer.url).host} `)).length;
+        const proxied = { endpoint: `${peer.url}/stats`, scrape_interval_secs: 60, proxy: { http: proxy.url } };
+        const [batch] = await run(testSourceContext('eventdb_metrics'), proxied, 1);
         expect(batch).to.have.length(9);
-        expect(proxy.connections().length).to.be.greaterThan(before);
-        // proxy.enabled = false: straight to the node
-        const mid = proxy.connections().length;
-        await run(testSourceContext('eventdb_metrics'), { endpoint: `${peer.url}/stats`, scrape_interval_secs: 60, proxy: { enabled: false, http: proxy.url } }, 1);
-        expect(proxy.connections().length).to.equal(mid);
+        await until(() => scrapes() >= 1, 10_000, 'the proxied scrape in the proxy log');
+        // proxy.enabled = false: straight to the node; a proxied scrape after it marks where the log is
+        await run(testSourceContext('eventdb_metrics'), { ...proxied, proxy: { enabled: false, http: proxy.url } }, 1);
+        await run(testSourceContext('eventdb_metrics'), proxied, 1);
+        await until(() => scrapes() >= 2, 10_000, 'the second proxied scrape in the proxy log');
+        expect(scrapes()).to.equal(2);
       } finally {
         await proxy.stop();
       }
