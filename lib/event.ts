@@ -98,10 +98,11 @@ export class EncodedLogEvent extends LogEvent {
   key: string | undefined = undefined;
   constructor(
     meta: EventMetadata,
-    /** The record as the sink's encoder wrote it (no framing). */
-    readonly text: string,
-    /** UTF-8 bytes of `text` (counts against `batch.max_bytes`). */
-    readonly encodedSize: number,
+    /** The bytes of the worker's answer that hold this record (shared by the piece's records). */
+    readonly bytes: Buffer,
+    /** The record's UTF-8 bytes as the sink's encoder wrote them (no framing): `bytes[start, end)`. */
+    readonly start: number,
+    readonly end: number,
     /** {@link eventSize} of the event the record was encoded from. */
     readonly eventBytes: number,
   ) {
@@ -111,21 +112,27 @@ export class EncodedLogEvent extends LogEvent {
   get event(): this {
     return this;
   }
+  /** UTF-8 bytes of the record (counts against `batch.max_bytes`). */
   get size(): number {
-    return this.encodedSize;
+    return this.end - this.start;
+  }
+  /** The record as text, for the rare bodies built from texts (explicit framings). */
+  get text(): string {
+    return this.bytes.toString('utf8', this.start, this.end);
   }
   /** The record's fields for display (tap): JSON records parsed, other records as their message. */
   displayFields(): ObjectValue {
+    const text = this.text;
     try {
-      const v = JSON.parse(this.text) as unknown;
+      const v = JSON.parse(text) as unknown;
       if (v !== null && typeof v === 'object' && !Array.isArray(v)) return v as ObjectValue;
     } catch {
       // not JSON: shown as the message below
     }
-    return { message: this.text };
+    return { message: text };
   }
   override clone(): EncodedLogEvent {
-    return new EncodedLogEvent(this.meta.clone(), this.text, this.encodedSize, this.eventBytes);
+    return new EncodedLogEvent(this.meta.clone(), this.bytes, this.start, this.end, this.eventBytes);
   }
 }
 

@@ -162,10 +162,9 @@ function handle(seg: Segment, p: Piece): PieceResult {
   const n = batch.length;
   const texts: string[] = new Array(n);
   const ends = new Uint32Array(n);
-  const sizes = new Uint32Array(n);
   const eventBytes = new Uint32Array(n);
   let kept = 0;
-  let at = 0;
+  let total = 0;
   for (let i = 0; i < n; i++) {
     const e = batch[i]!;
     let enc: { text: string; size: number };
@@ -183,20 +182,21 @@ function handle(seg: Segment, p: Piece): PieceResult {
       continue;
     }
     texts[kept] = enc.text;
-    at += enc.text.length;
-    ends[kept] = at;
-    sizes[kept] = enc.size;
+    total += enc.size;
+    ends[kept] = total;
     eventBytes[kept] = eventSize(e);
     kept++;
   }
-  texts.length = kept;
+  // the records' bytes in a buffer of their own, moved to the main thread without a copy
+  const records = Buffer.allocUnsafeSlow(total);
+  let at = 0;
+  for (let i = 0; i < kept; i++) at += records.write(texts[i]!, at, 'utf8');
   return {
     kind: 'result',
     segment: p.segment,
     seq: p.seq,
-    text: texts.join(''),
+    bytes: records,
     ends: kept === n ? ends : ends.slice(0, kept),
-    sizes: kept === n ? sizes : sizes.slice(0, kept),
     eventBytes: kept === n ? eventBytes : eventBytes.slice(0, kept),
     decoded,
     decodedBytes,
@@ -204,7 +204,7 @@ function handle(seg: Segment, p: Piece): PieceResult {
   };
 }
 
-const send = (r: PieceResult) => post(r, [r.ends.buffer as ArrayBuffer, r.sizes.buffer as ArrayBuffer, r.eventBytes.buffer as ArrayBuffer]);
+const send = (r: PieceResult) => post(r, [r.bytes.buffer as ArrayBuffer, r.ends.buffer as ArrayBuffer, r.eventBytes.buffer as ArrayBuffer]);
 
 // records pass the worker's level check and rate limit here, then the main thread's root writes them
 logRoot.forward = (level, msg, fields) => post({ kind: 'log', level, msg, fields });

@@ -47,16 +47,15 @@ export type ToWorker = SegmentSetup | SegmentTeardown | Piece;
 /** Counter increments of the segment's components: `[name, tags, delta]`. */
 export type CounterDelta = readonly [string, Readonly<Record<string, string>>, number];
 
-/** A piece's records, encoded for the sink, back to back in `text`. */
+/** A piece's records, encoded for the sink, back to back in `bytes`. */
 export interface PieceResult {
   readonly kind: 'result';
   readonly segment: number;
   readonly seq: number;
-  readonly text: string;
-  /** End offset of each record in `text` (UTF-16 units). */
+  /** The records' UTF-8 bytes back to back (transferred). */
+  readonly bytes: Uint8Array;
+  /** End offset of each record in `bytes`. */
   readonly ends: Uint32Array;
-  /** UTF-8 bytes of each record. */
-  readonly sizes: Uint32Array;
   /** Estimated size (eventSize) of each record's event. */
   readonly eventBytes: Uint32Array;
   /** Events the source decoded from the piece, and their estimated bytes. */
@@ -87,5 +86,5 @@ export type FromWorker = PieceResult | WorkerLog | SetupFailed;
 /** The answer for a piece that could not be processed: no records, the reason. */
 export function failedResult(segment: number, seq: number, error: string): PieceResult {
   const none = new Uint32Array(0);
-  return { kind: 'result', segment, seq, text: '', ends: none, sizes: none, eventBytes: none, decoded: 0, decodedBytes: 0, counters: [], error };
+  return { kind: 'result', segment, seq, bytes: new Uint8Array(0), ends: none, eventBytes: none, decoded: 0, decodedBytes: 0, counters: [], error };
 }

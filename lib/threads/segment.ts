@@ -191,13 +191,13 @@ export class ThreadedSegment implements ThreadedIntake {
     // no acknowledgements in a segment: one metadata object serves the whole piece
     const meta = new EventMetadata(this.o.source.id, this.o.source.type);
     const batch: EventBatch = new Array(n);
-    const text = r.text;
+    const records = Buffer.from(r.bytes.buffer, r.bytes.byteOffset, r.bytes.byteLength);
     let bytes = 0;
     let from = 0;
     for (let i = 0; i < n; i++) {
       const to = r.ends[i]!;
       const b = r.eventBytes[i]!;
-      batch[i] = new EncodedLogEvent(meta, text.slice(from, to), r.sizes[i]!, b);
+      batch[i] = new EncodedLogEvent(meta, records, from, to, b);
       bytes += b;
       from = to;
     }

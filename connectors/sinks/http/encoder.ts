@@ -80,7 +80,9 @@ function joinTexts(items: readonly EncodedEvent[], open: string, sep: string, cl
   let at = open ? buf.write(open, 0, 'utf8') : 0;
   for (let i = 0; i < n; i++) {
     if (i > 0) at += buf.write(sep, at, 'utf8');
-    at += buf.write(items[i]!.text, at, 'utf8');
+    const item = items[i]!;
+    // a record a worker encoded is copied as bytes (docs/threads.md)
+    at += item instanceof EncodedLogEvent ? item.bytes.copy(buf, at, item.start, item.end) : buf.write(item.text, at, 'utf8');
   }
   if (trailing && n > 0) at += buf.write(sep, at, 'utf8');
   if (close) at += buf.write(close, at, 'utf8');

@@ -23,14 +23,13 @@ function fakePool(size = 1) {
     if (!p.final) lines.pop();
     const ends = new Uint32Array(lines.length);
     let at = 0;
-    lines.forEach((l, i) => (ends[i] = at += l.length));
+    lines.forEach((l, i) => (ends[i] = at += Buffer.byteLength(l)));
     handler!.result({
       kind: 'result',
       segment: p.segment,
       seq: p.seq,
-      text: lines.join(''),
+      bytes: Buffer.from(lines.join('')),
       ends,
-      sizes: Uint32Array.from(lines, (l) => l.length),
       eventBytes: Uint32Array.from(lines, (l) => l.length + 10),
       decoded: lines.length,
       decodedBytes: lines.length * 10,
