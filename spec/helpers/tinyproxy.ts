@@ -7,6 +7,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'no
 import { connect, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { until } from './wait.js';
 
 const BINARY_PATHS = ['/usr/bin/tinyproxy', '/usr/sbin/tinyproxy'];
 
@@ -44,6 +45,13 @@ export interface TestProxy {
   readonly url: string;
   /** Lines of tinyproxy's log that record a request or a CONNECT through it. */
   connections(): string[];
+  /** How many requests for `host` ("127.0.0.1:8080") the log records: CONNECT tunnels to it and absolute-form requests for it. */
+  requestsTo(host: string): number;
+  /**
+   * Waits until the log records at least `n` requests for `host`. tinyproxy writes a line some time
+   * after it served the request, so a count read right after a proxied call returned can be short.
+   */
+  waitForRequestsTo(host: string, n: number, timeoutMs?: number): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -70,9 +78,13 @@ export async function startTinyproxy(): Promise<TestProxy> {
     }
     await new Promise((r) => setTimeout(r, 20));
   }
+  const connections = (): string[] => (existsSync(log) ? readFileSync(log, 'utf8').split('\n').filter((l) => /CONNECT|Request \(file descriptor/.test(l)) : []);
+  const requestsTo = (host: string): number => connections().filter((l) => requestTarget(l) === host).length;
   return {
     url: `http://127.0.0.1:${port}`,
-    connections: () => (existsSync(log) ? readFileSync(log, 'utf8').split('\n').filter((l) => /CONNECT|Request \(file descriptor/.test(l)) : []),
+    connections,
+    requestsTo,
+    waitForRequestsTo: (host, n, timeoutMs = 10_000) => until(() => requestsTo(host) >= n, timeoutMs, `${n} request(s) for ${host} in the tinyproxy log`),
     stop: async () => {
       if (child.exitCode === null) {
         const exited = new Promise((r) => child.once('exit', r));
@@ -82,6 +94,18 @@ export async function startTinyproxy(): Promise<TestProxy> {
       rmSync(dir, { recursive: true, force: true });
     },
   };
+}
+
+/** `host:port` a logged request line asks for (`Request (file descriptor 5): CONNECT h:p HTTP/1.1` or `GET http://h:p/x HTTP/1.1`). */
+function requestTarget(line: string): string | undefined {
+  const m = /Request \(file descriptor \d+\): (\S+) (\S+)/.exec(line);
+  if (!m) return undefined;
+  if (m[1] === 'CONNECT') return m[2];
+  try {
+    return new URL(m[2]!).host;
+  } catch {
+    return undefined;
+  }
 }
 
 function canConnect(port: number): Promise<boolean> {

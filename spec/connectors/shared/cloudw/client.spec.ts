@@ -119,36 +119,45 @@ describe('cloudw client config', () => {
     });
 
     it('tunnels through proxy.https and proxy.http, and not for no_proxy hosts', async () => {
-      const before = proxy.connections().length;
+      // tinyproxy logs a tunnel some time after it opened it: count the tunnels to each server it logged
+      const [httpsHost, plainHost] = [new URL(httpsUrl).host, new URL(peer.url).host];
+      const [https0, plain0] = [proxy.requestsTo(httpsHost), proxy.requestsTo(plainHost)];
       const viaHttps = new KinesisClient(
         cloudwClientConfig({ ...conn({ region: 'eu-central-1', endpoint: httpsUrl, auth: keys, tls: { ca_file: certs.caCrt } }), proxy: { enabled: true, https: proxy.url, no_proxy: [] } }, globals, env()),
       );
       expect((await viaHttps.send(new ListStreamsCommand({}))).StreamNames).to.deep.equal(['s1']);
-      const viaHttp = new KinesisClient(cloudwClientConfig({ ...conn({ region: 'eu-central-1', endpoint: peer.url, auth: keys }), proxy: { enabled: true, http: proxy.url, no_proxy: [] } }, globals, env()));
+      const plainVia = (no_proxy: string[]) => new KinesisClient(cloudwClientConfig({ ...conn({ region: 'eu-central-1', endpoint: peer.url, auth: keys }), proxy: { enabled: true, http: proxy.url, no_proxy } }, globals, env()));
+      const viaHttp = plainVia([]);
       expect((await viaHttp.send(new ListStreamsCommand({}))).StreamNames).to.deep.equal(['s1']);
-      const tunnels = proxy.connections().slice(before);
-      expect(tunnels.some((l) => l.includes(new URL(httpsUrl).host))).to.equal(true, tunnels.join('\n'));
-      expect(tunnels.some((l) => l.includes(new URL(peer.url).host))).to.equal(true, tunnels.join('\n'));
-      const n = proxy.connections().length;
-      const bypass = new KinesisClient(cloudwClientConfig({ ...conn({ region: 'eu-central-1', endpoint: peer.url, auth: keys }), proxy: { enabled: true, http: proxy.url, no_proxy: ['127.0.0.1'] } }, globals, env()));
+      await proxy.waitForRequestsTo(httpsHost, https0 + 1);
+      await proxy.waitForRequestsTo(plainHost, plain0 + 1);
+      // no_proxy: straight to the server; a proxied call on a new connection after it marks where the log is
+      const bypass = plainVia(['127.0.0.1']);
       await bypass.send(new ListStreamsCommand({}));
-      expect(proxy.connections().length).to.equal(n);
-      for (const c of [viaHttps, viaHttp, bypass]) c.destroy();
+      const marker = plainVia([]);
+      await marker.send(new ListStreamsCommand({}));
+      await proxy.waitForRequestsTo(plainHost, plain0 + 2);
+      expect(proxy.requestsTo(plainHost)).to.equal(plain0 + 2, proxy.connections().join('\n'));
+      for (const c of [viaHttps, viaHttp, bypass, marker]) c.destroy();
     });
 
     it('takes HTTPS_PROXY from the environment unless proxy.enabled is false', async () => {
-      const before = proxy.connections().length;
-      const c = new KinesisClient(cloudwClientConfig(conn({ region: 'eu-central-1', endpoint: httpsUrl, auth: keys, tls: { ca_file: certs.caCrt } }), globals, env({ HTTPS_PROXY: proxy.url })));
+      const host = new URL(httpsUrl).host;
+      const before = proxy.requestsTo(host);
+      const fromEnv = () => new KinesisClient(cloudwClientConfig(conn({ region: 'eu-central-1', endpoint: httpsUrl, auth: keys, tls: { ca_file: certs.caCrt } }), globals, env({ HTTPS_PROXY: proxy.url })));
+      const c = fromEnv();
       await c.send(new ListStreamsCommand({}));
-      expect(proxy.connections().length).to.be.greaterThan(before);
-      const n = proxy.connections().length;
+      await proxy.waitForRequestsTo(host, before + 1);
+      // proxy.enabled = false: straight to the server; a proxied call on a new connection after it marks where the log is
       const off = new KinesisClient(
         cloudwClientConfig({ ...conn({ region: 'eu-central-1', endpoint: httpsUrl, auth: keys, tls: { ca_file: certs.caCrt } }), proxy: { enabled: false, no_proxy: [] } }, globals, env({ HTTPS_PROXY: proxy.url })),
       );
       await off.send(new ListStreamsCommand({}));
-      expect(proxy.connections().length).to.equal(n);
-      c.destroy();
-      off.destroy();
+      const marker = fromEnv();
+      await marker.send(new ListStreamsCommand({}));
+      await proxy.waitForRequestsTo(host, before + 2);
+      expect(proxy.requestsTo(host)).to.equal(before + 2, proxy.connections().join('\n'));
+      for (const client of [c, off, marker]) client.destroy();
     });
   });
 

@@ -10,24 +10,37 @@ import { fast, httpConfig, makeEvents, runSink } from './harness.js';
 describe('connectors/sinks/http: proxy through a real forward proxy (tinyproxy)', function () {
   let proxy: TestProxy;
   let server: TestServer;
+  // the destination of the proxied request that marks how far tinyproxy's log has come
+  let marker: TestServer;
   before(async () => {
     proxy = await startTinyproxy();
     server = await startTestServer();
+    marker = await startTestServer();
   });
   after(async () => {
-    await server.close();
+    await Promise.all([server.close(), marker.close()]);
     await proxy.stop();
   });
 
-  /** Sends one event and reports whether tinyproxy saw a new connection for it. */
+  /** Tunnels to the server under either of its names that tinyproxy logged. */
+  const tunnels = () => proxy.requestsTo(new URL(server.url).host) + proxy.requestsTo(new URL(server.url.replace('127.0.0.1', 'localhost')).host);
+
+  /**
+   * Sends one event and reports whether tinyproxy logged a tunnel for it. tinyproxy logs a request some
+   * time after it served it: a proxied request after this one marks where the log is, and it is waited for.
+   */
   async function viaProxy(uri: string, extra: Record<string, unknown>, globals?: Record<string, unknown>): Promise<{ status: string; proxied: boolean }> {
-    const before = proxy.connections().length;
+    const before = tunnels();
+    const markerHost = new URL(marker.url).host;
+    const marks = proxy.requestsTo(markerHost);
     const n = server.requests.length;
     const ctx = testSinkContext('http', globals ? { globals: { proxy: globals as never } } : {});
     const ds = await runSink(fast(httpConfig(uri, extra), { retry_attempts: 0 }), of(makeEvents(1)), ctx);
     if (ds[0]!.status === 'delivered') expect(server.requests.length).to.equal(n + 1);
-    await new Promise((r) => setTimeout(r, 30)); // tinyproxy writes its log line asynchronously
-    return { status: ds[0]!.status, proxied: proxy.connections().length > before };
+    const mark = await runSink(fast(httpConfig(marker.url, { proxy: { enabled: true, http: proxy.url, no_proxy: [] } }), { retry_attempts: 0 }), of(makeEvents(1)));
+    expect(mark[0]!.status).to.equal('delivered');
+    await proxy.waitForRequestsTo(markerHost, marks + 1);
+    return { status: ds[0]!.status, proxied: tunnels() > before };
   }
 
   it('proxy.http carries the request through the proxy', async () => {
@@ -70,11 +83,11 @@ describe('connectors/sinks/http: proxy through a real forward proxy (tinyproxy)'
     try {
       certs = makeTestCerts();
       secure = await startTestServer(() => 200, { cert: readFileSync(certs.serverCrt), key: readFileSync(certs.serverKey) });
-      const before = proxy.connections().length;
+      const host = new URL(secure.url).host;
+      const before = proxy.requestsTo(host);
       const ds = await runSink(fast(httpConfig(secure.url, { proxy: { https: proxy.url }, tls: { ca_file: certs.caCrt } })), of(makeEvents(1)));
       expect(ds[0]!.status).to.equal('delivered');
-      await new Promise((r) => setTimeout(r, 30));
-      expect(proxy.connections().length).to.be.greaterThan(before);
+      await proxy.waitForRequestsTo(host, before + 1);
     } finally {
       await secure?.close();
       certs?.remove();
