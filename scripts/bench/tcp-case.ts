@@ -33,8 +33,7 @@ import { freePort, listening, script } from './harness.js';
 const [kind = 'baseline', linesArg = '0', threadsArg = '1'] = process.argv.slice(2);
 const lines = Number(linesArg);
 const threads = Number(threadsArg);
-// weir's cases run as the CLI does: the old generation grows with the live heap (lib/heap-growth.ts)
-if (!kind.endsWith('baseline')) await import('../../lib/heap-growth.js');
+// weir's cases run as the CLI does: tcp-pipelines loads lib/heap-growth.ts (--import) before this module
 let t0 = 0;
 let cpu0: NodeJS.CpuUsage = { user: 0, system: 0 };
 /** Milliseconds of garbage collection on this thread since "go". */

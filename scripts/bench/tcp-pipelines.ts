@@ -89,7 +89,9 @@ async function runCase(c: Case): Promise<Result> {
   const lines = Number(await firstLine(sender, 'READY'));
   // BENCH_CASE_NODE_ARGS, e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof", profiles the measured process only
   const extra = (process.env.BENCH_CASE_NODE_ARGS ?? '').split(' ').filter(Boolean);
-  const child = spawn(process.execPath, [...extra, ...script('tcp-case'), c.kind, String(lines), String(c.threads ?? 1)], { stdio: ['pipe', 'pipe', 'inherit'] });
+  // weir's cases set V8's heap limits before any other module loads, as bin/weir.ts does first
+  const heap = c.kind.endsWith('baseline') ? [] : ['--import', new URL(import.meta.url.endsWith('.ts') ? '../../lib/heap-growth.ts' : '../../lib/heap-growth.js', import.meta.url).href];
+  const child = spawn(process.execPath, [...extra, ...heap, ...script('tcp-case'), c.kind, String(lines), String(c.threads ?? 1)], { stdio: ['pipe', 'pipe', 'inherit'] });
   const port = await firstLine(child, 'READY');
   const result = firstLine(child, '{').then((l) => JSON.parse('{' + l) as Result);
   child.stdin!.write('go\n');
