@@ -239,6 +239,25 @@ export function batchSize(events: readonly Event[]): number {
   return n;
 }
 
+/**
+ * Sizes a batch's creator already summed (a decoder, a buffer's pull), kept until the next counter
+ * reads them once: the topology then does not walk every event's fields again.
+ */
+const knownSizes = new WeakMap<readonly Event[], number>();
+
+/** Records the size of a batch just made; valid until its events change, so it is read only once. */
+export function rememberBatchSize(events: readonly Event[], bytes: number): void {
+  knownSizes.set(events, bytes);
+}
+
+/** The size {@link rememberBatchSize} recorded for a fresh batch (and forgets it), else {@link batchSize}. */
+export function freshBatchSize(events: readonly Event[]): number {
+  const known = knownSizes.get(events);
+  if (known === undefined) return batchSize(events);
+  knownSizes.delete(events);
+  return known;
+}
+
 /** Settles every event of a batch (sinks after delivery; transforms for events they drop). */
 export function settleAll(events: readonly Event[], status: DeliveryStatus): void {
   for (let i = 0; i < events.length; i++) {

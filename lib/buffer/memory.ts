@@ -4,7 +4,7 @@
  * counts what it drops (spec 01 §2.1, §3). Each chunk keeps its estimated size, so events are
  * sized once on the way in and again only when a read splits a chunk.
  */
-import { type EventBatch, batchSize, settleAll } from '../event.js';
+import { type EventBatch, batchSize, rememberBatchSize, settleAll } from '../event.js';
 import { GateController } from '../gate.js';
 import type { BufferMetrics, EdgeBuffer, WhenFull } from './buffer.js';
 
@@ -128,6 +128,8 @@ export class MemoryBuffer implements EdgeBuffer {
     this.metrics.sentEvents.add(out.length);
     this.metrics.sentBytes.add(bytes);
     if (this.count < this.maxEvents) this.ctl.open();
+    // the sink's received bytes are these: its pull loop need not size the events again
+    rememberBatchSize(out, bytes);
     return out;
   }
 

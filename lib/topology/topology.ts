@@ -6,7 +6,7 @@
 import { Subject, type Subscription, asyncScheduler, takeUntil, tap, type SchedulerLike, type OperatorFunction } from 'rxjs';
 import type { ComponentContext, ComponentKind } from '../component.js';
 import { componentContext, sinkContext, sourceContext } from '../component-context.js';
-import { type Delivery, type EventBatch, type RoutedBatch, batchSize, settleAll } from '../event.js';
+import { type Delivery, type EventBatch, type RoutedBatch, batchSize, freshBatchSize, settleAll } from '../event.js';
 import { AllGate, GateController } from '../gate.js';
 import type { EdgeBuffer } from '../buffer/buffer.js';
 import { type BufferContext, createBuffer } from '../buffer/index.js';
@@ -424,7 +424,7 @@ export class Topology {
       n.sub = (def.drainsOnShutdown ? built : built.pipe(takeUntil(n.stop$))).subscribe({
           next: (item) => {
             const events = Array.isArray(item) ? item : item.events;
-            const bytes = batchSize(events);
+            const bytes = freshBatchSize(events);
             received.add(events.length);
             receivedBytes.add(bytes);
             perBatch.record(events.length);
@@ -562,7 +562,7 @@ export class Topology {
         .pipe(
           tap((b) => {
             received.add(b.length);
-            receivedBytes.add(batchSize(b));
+            receivedBytes.add(freshBatchSize(b));
           }),
           n.op,
         )

@@ -10,7 +10,7 @@ import type { TlsOptions } from 'node:tls';
 import { Observable, type Subscriber, type Subscription } from 'rxjs';
 import { receivedBytesCounter } from '../../../lib/codecs/index.js';
 import type { SourceContext } from '../../../lib/component.js';
-import { type EventBatch, LogEvent } from '../../../lib/event.js';
+import { type EventBatch, LogEvent, rememberBatchSize } from '../../../lib/event.js';
 import { type SocketAddress, formatSocketAddress, parseSocketAddress } from '../../../lib/net/socket-address.js';
 import { type Path, parsePath, setPath } from '../../../lib/path.js';
 import { type ListenTarget, parseListenAddress } from '../../shared/listen-address.js';
@@ -64,7 +64,10 @@ function runStream(config: SocketSourceConfig, ctx: SourceContext, subscriber: S
       }
       conn.socket.on('data', (chunk: Buffer) => {
         receivedBytes.add(chunk.length);
-        emit(decoder.push(chunk));
+        const batch = decoder.push(chunk);
+        // the decoder summed the events' sizes (client metadata, added after, is not in them)
+        if (subject === undefined) rememberBatchSize(batch, decoder.eventBytes);
+        emit(batch);
         conn.pauseIfClosed();
       });
       conn.socket.on('end', () => emit(decoder.end()));
