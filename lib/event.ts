@@ -250,6 +250,11 @@ export function rememberBatchSize(events: readonly Event[], bytes: number): void
   knownSizes.set(events, bytes);
 }
 
+/** The size {@link rememberBatchSize} recorded for a batch (kept for one more reader), else {@link batchSize}. */
+export function knownBatchSize(events: readonly Event[]): number {
+  return knownSizes.get(events) ?? batchSize(events);
+}
+
 /** The size {@link rememberBatchSize} recorded for a fresh batch (and forgets it), else {@link batchSize}. */
 export function freshBatchSize(events: readonly Event[]): number {
   const known = knownSizes.get(events);

@@ -6,7 +6,7 @@
 import { Subject, type Subscription, asyncScheduler, takeUntil, tap, type SchedulerLike, type OperatorFunction } from 'rxjs';
 import type { ComponentContext, ComponentKind } from '../component.js';
 import { componentContext, sinkContext, sourceContext } from '../component-context.js';
-import { type Delivery, type EventBatch, type RoutedBatch, batchSize, freshBatchSize, settleAll } from '../event.js';
+import { type Delivery, type EventBatch, type RoutedBatch, freshBatchSize, knownBatchSize, settleAll } from '../event.js';
 import { AllGate, GateController } from '../gate.js';
 import type { EdgeBuffer } from '../buffer/buffer.js';
 import { type BufferContext, createBuffer } from '../buffer/index.js';
@@ -562,7 +562,8 @@ export class Topology {
         .pipe(
           tap((b) => {
             received.add(b.length);
-            receivedBytes.add(freshBatchSize(b));
+            // a sink that delivers the batch it pulled (stream sinks) reads the size again below
+            receivedBytes.add(knownBatchSize(b));
           }),
           n.op,
         )
@@ -570,7 +571,7 @@ export class Topology {
           next: (d) => {
             if (d.status === 'delivered') {
               sent.add(d.events.length);
-              sentEventBytes.add(batchSize(d.events));
+              sentEventBytes.add(freshBatchSize(d.events));
               sentBytes.add(d.bytes);
             } else failed[d.status]!.add(d.events.length);
             // without acknowledgements the source's claims were released at buffer entry; what is
