@@ -41,7 +41,7 @@
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { ClassicLevel } from 'classic-level';
-import { BatchNotifier, type Event, type EventBatch, settleAll } from '../event.js';
+import { BatchNotifier, type Event, type EventBatch, batchSize, rememberBatchSize, settleAll } from '../event.js';
 import { GateController } from '../gate.js';
 import type { Logger } from '../log.js';
 import type { Counter } from '../telemetry/registry.js';
@@ -824,6 +824,8 @@ export class DiskBuffer implements EdgeBuffer {
     this.unread = Math.max(0, this.unread - out.length);
     this.opts.metrics.sentEvents.add(out.length);
     this.opts.metrics.sentBytes.add(bytes);
+    // sized once here for the sink's received and sent counters (the store's bytes are encoded ones)
+    rememberBatchSize(out, batchSize(out));
     return out;
   }
 
