@@ -29,13 +29,8 @@ const run = (code: string): Promise<number> =>
     execFile(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', code], (err, out) => (err ? reject(err) : resolve(Number(out.trim())))),
   );
 
-/**
- * A workload whose objects survive young collections, over many turns of the event loop; prints the
- * young generation's size over the module's cap (two semi-spaces of SEMI_SPACE_MIB).
- */
-const youngWorkload = (bound: boolean) => `
-const cap = ${bound ? `2 * (await import(${JSON.stringify(module)})).SEMI_SPACE_MIB * 1048576` : '16 * 1048576'};
-const v8 = await import('node:v8');
+/** Objects that survive young collections, allocated over many turns of the event loop. */
+const survivors = `
 let keep = [];
 for (let turn = 0; turn < 40; turn++) {
   await new Promise((resolve) => setImmediate(resolve));
@@ -44,7 +39,16 @@ for (let turn = 0; turn < 40; turn++) {
     if (keep.length > 150000) keep = [];
   }
 }
-console.log(v8.getHeapSpaceStatistics().find((s) => s.space_name === 'new_space').space_size / cap);`;
+`;
+
+/**
+ * A workload whose objects survive young collections, over many turns of the event loop; prints the
+ * young generation's size over the module's cap (two semi-spaces of SEMI_SPACE_MIB).
+ */
+const youngWorkload = (bound: boolean) => `
+const cap = ${bound ? `2 * (await import(${JSON.stringify(module)})).SEMI_SPACE_MIB * 1048576` : '16 * 1048576'};
+const v8 = await import('node:v8');
+${survivors}console.log(v8.getHeapSpaceStatistics().find((s) => s.space_name === 'new_space').space_size / cap);`;
 
 /** The young workload in a worker thread (the child's flags make it a module) started after the module was imported; prints the worker's young generation over 16 MiB. */
 const workerWorkload = `
@@ -53,15 +57,7 @@ const { Worker } = await import('node:worker_threads');
 const code = ${JSON.stringify(`
 const v8 = await import('node:v8');
 const { parentPort } = await import('node:worker_threads');
-let keep = [];
-for (let turn = 0; turn < 40; turn++) {
-  await new Promise((resolve) => setImmediate(resolve));
-  for (let i = 0; i < 100000; i++) {
-    keep.push({ n: i, s: 'x' + i });
-    if (keep.length > 150000) keep = [];
-  }
-}
-parentPort.postMessage(v8.getHeapSpaceStatistics().find((s) => s.space_name === 'new_space').space_size / (16 * 1048576));`)};
+${survivors}parentPort.postMessage(v8.getHeapSpaceStatistics().find((s) => s.space_name === 'new_space').space_size / (16 * 1048576));`)};
 const worker = new Worker(code, { eval: true });
 worker.once('message', (ratio) => { console.log(ratio); worker.terminate(); });`;
 
