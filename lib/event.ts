@@ -136,6 +136,30 @@ export class EncodedLogEvent extends LogEvent {
   }
 }
 
+/**
+ * What a sink keeps of a log event it has encoded when nothing waits for the event's delivery (no
+ * acknowledgement, no disk buffer record): its size and source, for the delivery's counters. The
+ * fields are let go at once, so an event does not outlive the young generation while its request
+ * is out (docs/memory.md).
+ */
+export class SpentLogEvent extends LogEvent {
+  constructor(
+    meta: EventMetadata,
+    /** {@link eventSize} of the event it stands for. */
+    readonly eventBytes: number,
+  ) {
+    super(NO_FIELDS, meta);
+  }
+  override clone(): SpentLogEvent {
+    return new SpentLogEvent(this.meta.clone(), this.eventBytes);
+  }
+}
+
+/** The event itself while a delivery may settle it; otherwise a {@link SpentLogEvent} of its size. */
+export function spend(e: Event): Event {
+  return e.type === 'log' && e.meta.notifiers === undefined && e.fields !== NO_FIELDS ? new SpentLogEvent(e.meta, sizeOfValue(e.fields)) : e;
+}
+
 export type MetricKind = 'absolute' | 'incremental';
 /** A tag holds one value, a bare tag (null) or several values. */
 export type TagValue = string | null | (string | null)[];
@@ -228,7 +252,7 @@ export function logEvent(fields: ObjectValue, sourceId = '', sourceType = ''): L
 
 /** Estimated size of an event for buffers, batches and *_event_bytes_total (JSON-like). */
 export function eventSize(e: Event): number {
-  if (e.type === 'log') return e.fields === NO_FIELDS ? (e as EncodedLogEvent).eventBytes : sizeOfValue(e.fields);
+  if (e.type === 'log') return e.fields === NO_FIELDS ? (e as EncodedLogEvent | SpentLogEvent).eventBytes : sizeOfValue(e.fields);
   return 64 + e.name.length + (e.tags ? sizeOfValue(e.tags as unknown as Value) : 0);
 }
 

@@ -4,7 +4,7 @@
  */
 import { type LogSchemaKeys, createSerializer } from '../../../lib/codecs/encoding.js';
 import { createFramer } from '../../../lib/codecs/framing.js';
-import { EncodedLogEvent, type Event } from '../../../lib/event.js';
+import { EncodedLogEvent, type Event, spend } from '../../../lib/event.js';
 import type { Encoded } from '../../shared/request-sink.js';
 import type { HttpSinkConfig } from './config.js';
 
@@ -60,7 +60,8 @@ export function createHttpEncoder(config: Pick<HttpSinkConfig, 'encoding' | 'pay
       // encoded by a worker thread with this same encoder (docs/threads.md)
       if (event instanceof EncodedLogEvent) return event;
       const text = serializer.serializeText(event);
-      return { event, size: Buffer.byteLength(text, 'utf8'), key: undefined, text };
+      // the body needs only the text: the event's fields go unless a delivery must settle it
+      return { event: spend(event), size: Buffer.byteLength(text, 'utf8'), key: undefined, text };
     },
     body,
   };

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect } from 'chai';
 import { Subject, of } from 'rxjs';
-import { EventMetadata, MetricEvent, logEvent } from '../../../../lib/event.js';
+import { BatchNotifier, EventMetadata, MetricEvent, SpentLogEvent, attachNotifier, batchSize, logEvent, settleAll } from '../../../../lib/event.js';
 import { Timestamp } from '../../../../lib/value.js';
 import { type TestServer, startTestServer } from '../../../helpers/http-test-server.js';
 import { testSinkContext } from '../../../helpers/sink-context.js';
@@ -33,8 +33,20 @@ describe('connectors/sinks/http: wire format and options', () => {
     expect(r.headers['accept-encoding']).to.equal('identity');
     expect(ds).to.have.length(1);
     expect(ds[0]!.status).to.equal('delivered');
-    expect(ds[0]!.events).to.deep.equal(events);
+    // nothing waits for these events' delivery: the delivery carries their sizes, not their fields
+    expect(ds[0]!.events.map((e) => e.constructor)).to.deep.equal([SpentLogEvent, SpentLogEvent]);
+    expect(batchSize(ds[0]!.events)).to.equal(batchSize(events));
     expect(ds[0]!.bytes).to.equal(r.raw.length);
+  });
+
+  it('a delivery carries the events themselves when they hold acknowledgement claims', async () => {
+    const events = makeEvents(2);
+    const settled: string[] = [];
+    attachNotifier(events, new BatchNotifier((status) => settled.push(status)));
+    const ds = await runSink(httpConfig(server.url), of(events));
+    expect(ds[0]!.events).to.deep.equal(events);
+    settleAll(ds[0]!.events, ds[0]!.status);
+    expect(settled).to.deep.equal(['delivered']);
   });
 
   it('encoding.codec ndjson: one object per line, no trailing newline', async () => {
