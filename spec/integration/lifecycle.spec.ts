@@ -64,7 +64,10 @@ describe('daemon lifecycle', function () {
     await until(() => p.stderr().includes('weir started'), 20_000);
     writeFileSync(cfg, base + `[sinks.b]\ntype = "console"\ninputs = ["gen"]\nencoding.codec = "text"\n`);
     p.child.kill('SIGHUP');
-    await until(() => p.stderr().includes('Configuration reloaded.'), 10_000, 'the reload');
+    // on a busy machine a reload can take a while; a timeout shows what the daemon said
+    await until(() => p.stderr().includes('Configuration reloaded.'), 30_000, 'the reload').catch((err: Error) => {
+      throw new Error(`${err.message}; the daemon's log:\n${p.stderr()}`);
+    });
     expect(p.stderr()).to.match(/added=b changed=- removed=-/);
     await until(() => p.stdout().split('\n').length > 3, 10_000, 'the new console sink to print');
     writeFileSync(cfg, base.replace('interval = 0.01', 'interval = "x"'));
