@@ -62,7 +62,8 @@ async function build(s: SegmentSetup): Promise<Segment> {
   const { decoderFor } = await import('../sources/socket/decoder.js');
   const decoder = decoderFor(s.source.options as Parameters<typeof decoderFor>[0], sourceCtx, true)();
   const stages: Stage[] = [];
-  const members = [{ kind: 'source' as const, ctx: sourceCtx }];
+  // every member's context, in chain order: each but the last counts what it sends on
+  const contexts = [sourceCtx];
   for (const t of s.transforms) {
     const load = TRANSFORMS[t.type];
     if (!load) throw new Error(`transform type "${t.type}" cannot run in a pipeline worker`);
@@ -86,13 +87,13 @@ async function build(s: SegmentSetup): Promise<Segment> {
       error: (err: unknown) => (stage.failed = err as Error),
     });
     stages.push(stage);
-    members.push({ kind: 'transform' as never, ctx: tctx });
+    contexts.push(tctx);
   }
-  const sentOf = (c: (typeof members)[number]['ctx']) => ({
+  const sentOf = (c: (typeof contexts)[number]) => ({
     events: c.telemetry.counter('component_sent_events_total', { output: '_default' }),
     bytes: c.telemetry.counter('component_sent_event_bytes_total', { output: '_default' }),
   });
-  const sent = members.slice(0, -1).map((m) => sentOf(m.ctx));
+  const sent = contexts.slice(0, -1).map(sentOf);
   const sinkCtx = sinkContext(ctx('sink', s.sink));
   const { createHttpEncoder } = await import('../sinks/http/encoder.js');
   const encoder = createHttpEncoder(s.sink.options as Parameters<typeof createHttpEncoder>[0], (globals as { log_schema?: Parameters<typeof createHttpEncoder>[1] }).log_schema);
@@ -102,7 +103,7 @@ async function build(s: SegmentSetup): Promise<Segment> {
     sent,
     encode: (e) => encoder.encode(e),
     sinkEvents: new SinkEvents(sinkCtx),
-    lastSent: sentOf(members[members.length - 1]!.ctx),
+    lastSent: sentOf(contexts[contexts.length - 1]!),
     sinkReceived: { events: sinkCtx.telemetry.counter('component_received_events_total'), bytes: sinkCtx.telemetry.counter('component_received_event_bytes_total') },
     sinkDiscarded: sinkCtx.telemetry.counter('component_discarded_events_total', { intentional: 'false' }),
     registry,

@@ -42,15 +42,6 @@ function runStream(config: SocketSourceConfig, ctx: SourceContext, subscriber: S
   });
   return listener.subscribe({
     next: (conn) => {
-      const decoder = newDecoder();
-      decoder.stamp.host = conn.peerHost;
-      decoder.stamp.port = conn.peerPort;
-      const subject = metadataKey !== undefined ? conn.clientSubject : undefined;
-      const emit = (batch: EventBatch) => {
-        if (batch.length === 0) return;
-        if (subject !== undefined) addClientMetadata(batch, metadataKey!, subject);
-        subscriber.next(batch);
-      };
       if (ctx.threaded) {
         // a threaded segment decodes in its workers (docs/threads.md): only bytes go there
         const intake = ctx.threaded.connection(conn.peerHost, conn.peerPort);
@@ -62,6 +53,15 @@ function runStream(config: SocketSourceConfig, ctx: SourceContext, subscriber: S
         conn.socket.on('end', () => intake.end());
         return;
       }
+      const decoder = newDecoder();
+      decoder.stamp.host = conn.peerHost;
+      decoder.stamp.port = conn.peerPort;
+      const subject = metadataKey !== undefined ? conn.clientSubject : undefined;
+      const emit = (batch: EventBatch) => {
+        if (batch.length === 0) return;
+        if (subject !== undefined) addClientMetadata(batch, metadataKey!, subject);
+        subscriber.next(batch);
+      };
       conn.socket.on('data', (chunk: Buffer) => {
         receivedBytes.add(chunk.length);
         const batch = decoder.push(chunk);
