@@ -56,6 +56,8 @@ export interface PieceResult {
   readonly bytes: Uint8Array;
   /** End offset of each record in `bytes`. */
   readonly ends: Uint32Array;
+  /** Bytes between two records (the sink body's separator): record i + 1 starts at `ends[i] + gap`. */
+  readonly gap: number;
   /** Estimated size (eventSize) of each record's event. */
   readonly eventBytes: Uint32Array;
   /** Events the source decoded from the piece, and their estimated bytes. */
@@ -86,5 +88,5 @@ export type FromWorker = PieceResult | WorkerLog | SetupFailed;
 /** The answer for a piece that could not be processed: no records, the reason. */
 export function failedResult(segment: number, seq: number, error: string): PieceResult {
   const none = new Uint32Array(0);
-  return { kind: 'result', segment, seq, bytes: new Uint8Array(0), ends: none, eventBytes: none, decoded: 0, decodedBytes: 0, counters: [], error };
+  return { kind: 'result', segment, seq, bytes: new Uint8Array(0), ends: none, gap: 0, eventBytes: none, decoded: 0, decodedBytes: 0, counters: [], error };
 }

@@ -199,7 +199,7 @@ export class ThreadedSegment implements ThreadedIntake {
       const b = r.eventBytes[i]!;
       batch[i] = new EncodedLogEvent(meta, records, from, to, b);
       bytes += b;
-      from = to;
+      from = to + r.gap;
     }
     this.o.emit(batch, bytes);
   }

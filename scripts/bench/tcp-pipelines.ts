@@ -13,6 +13,9 @@
  * A weir case takes a thread count as a suffix: `http@2` runs the http case with the Topology's
  * `threads` at 2 and is compared with `http-baseline` as `http` is; `http@1` is `http`. `--threads N`
  * sets it for the weir cases without a suffix (default 1). The case column shows it (`http@2`).
+ * `--rounds N` (default 1) runs the whole list N times, case after case, so every case and its
+ * reference meet the machine in the same state; the table then shows each figure's median with its
+ * range, and a share is the median of the shares of each round (each against its own round's reference).
  */
 import { spawn } from 'node:child_process';
 import { cpus } from 'node:os';
@@ -21,22 +24,24 @@ import { firstLine, script } from './harness.js';
 const BARE = ['baseline', 'http-baseline', 'regex-baseline'];
 const WEIR = ['blackhole', 'file', 'tcp', 'http', 'regex', 'disk'];
 
-/** `--threads N` / `--threads=N`, taken out of the positional arguments. */
-function parseArgs(argv: string[]): { positional: string[]; threads: number } {
+/** `--threads N` and `--rounds N` (or `=N`), taken out of the positional arguments. */
+function parseArgs(argv: string[]): { positional: string[]; threads: number; rounds: number } {
   const positional: string[] = [];
   let threads = 1;
+  let rounds = 1;
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i]!;
-    const m = /^--threads(?:=(.*))?$/.exec(a);
+    const m = /^--(threads|rounds)(?:=(.*))?$/.exec(a);
     if (!m) positional.push(a);
-    else threads = threadCount(m[1] ?? argv[++i], '--threads');
+    else if (m[1] === 'threads') threads = threadCount(m[2] ?? argv[++i], '--threads');
+    else rounds = threadCount(m[2] ?? argv[++i], '--rounds');
   }
-  return { positional, threads };
+  return { positional, threads, rounds };
 }
 
 function threadCount(text: string | undefined, where: string): number {
   const n = Number(text);
-  if (!Number.isInteger(n) || n < 1) usage(`${where}: the thread count must be a whole number >= 1 (got ${JSON.stringify(text)})`);
+  if (!Number.isInteger(n) || n < 1) usage(`${where}: must be a whole number >= 1 (got ${JSON.stringify(text)})`);
   return n;
 }
 
@@ -102,40 +107,68 @@ async function runCase(c: Case): Promise<Result> {
   return r;
 }
 
-const results: { c: Case; r: Result }[] = [];
-for (const c of cases) results.push({ c, r: await runCase(c) });
+/** One result per case per round: rounds[k][i] is case i of round k. */
+const rounds: Result[][] = [];
+for (let k = 0; k < args.rounds; k++) {
+  const round: Result[] = [];
+  for (const c of cases) round.push(await runCase(c));
+  rounds.push(round);
+}
 const bytes = (r: Result) => r.events * 200;
 const mibPerSec = (r: Result) => bytes(r) / 1048576 / r.seconds;
-const first = (kind: string) => results.find((x) => x.c.kind === kind);
+const firstOf = (kind: string) => cases.findIndex((c) => c.kind === kind);
 
-/** The case each one is compared with: its bare-Node baseline; for disk, blackhole at the same threads. */
-function refOf(c: Case): { c: Case; r: Result } | undefined {
+/** The case each one is compared with (an index into `cases`): its bare-Node baseline; for disk, blackhole at the same threads. */
+function refOf(c: Case): number {
   switch (c.kind) {
     case 'http':
     case 'http-baseline':
-      return first('http-baseline');
+      return firstOf('http-baseline');
     case 'regex':
     case 'regex-baseline':
-      return first('regex-baseline');
-    case 'disk':
-      return results.find((x) => x.c.kind === 'blackhole' && x.c.threads === c.threads) ?? first('blackhole') ?? first('baseline');
+      return firstOf('regex-baseline');
+    case 'disk': {
+      const same = cases.findIndex((x) => x.kind === 'blackhole' && x.threads === c.threads);
+      return same >= 0 ? same : firstOf('blackhole') >= 0 ? firstOf('blackhole') : firstOf('baseline');
+    }
     default:
-      return first('baseline');
+      return firstOf('baseline');
   }
 }
 
-console.log(`socket(tcp) pipelines, ${mib} MiB of 200-byte lines, ${cpus().length} x ${cpus()[0]?.model ?? 'cpu'}, Node ${process.version}`);
+const median = (xs: number[]) => {
+  const s = [...xs].sort((a, b) => a - b);
+  const m = s.length >> 1;
+  return s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
+};
+/** A figure of every round: the median, and with several rounds its range. */
+const figure = (xs: number[], fmt: (x: number) => string) =>
+  xs.length === 1 ? fmt(xs[0]!) : `${fmt(median(xs))} (${fmt(Math.min(...xs))}–${fmt(Math.max(...xs))})`;
+
+const rounds_ = args.rounds > 1 ? `, ${args.rounds} rounds: medians (ranges)` : '';
+console.log(`socket(tcp) pipelines, ${mib} MiB of 200-byte lines, ${cpus().length} x ${cpus()[0]?.model ?? 'cpu'}, Node ${process.version}${rounds_}`);
 console.log('| case | events/s | MiB/s | peak RSS MiB | share of baseline | CPU s/GiB | GC share |');
 console.log('|---|---:|---:|---:|---:|---:|---:|');
-for (const { c, r } of results) {
+cases.forEach((c, i) => {
+  const rs = rounds.map((round) => round[i]!);
   const ref = refOf(c);
-  const share = ref ? `${((mibPerSec(r) / mibPerSec(ref.r)) * 100).toFixed(0)}% of ${ref.c.label}` : '-';
-  const cpuPerGiB = r.cpuSeconds / (bytes(r) / 1024 ** 3);
-  const gcShare = (r.gcSeconds / r.seconds) * 100;
+  const share =
+    ref >= 0 ? `${figure(rounds.map((round) => (mibPerSec(round[i]!) / mibPerSec(round[ref]!)) * 100), (x) => x.toFixed(0))}% of ${cases[ref]!.label}` : '-';
+  const int = (x: number) => Math.round(x).toLocaleString('en-US');
   console.log(
-    `| ${c.label} | ${Math.round(r.events / r.seconds).toLocaleString('en-US')} | ${mibPerSec(r).toFixed(1)} | ${r.rssMiB.toFixed(0)} | ${share} | ${cpuPerGiB.toFixed(2)} | ${gcShare.toFixed(1)}% |`,
+    `| ${c.label} | ${figure(rs.map((r) => r.events / r.seconds), int)} | ${figure(rs.map(mibPerSec), (x) => x.toFixed(1))} | ${figure(
+      rs.map((r) => r.rssMiB),
+      (x) => x.toFixed(0),
+    )} | ${share} | ${figure(rs.map((r) => r.cpuSeconds / (bytes(r) / 1024 ** 3)), (x) => x.toFixed(2))} | ${figure(
+      rs.map((r) => (r.gcSeconds / r.seconds) * 100),
+      (x) => x.toFixed(1),
+    )}% |`,
   );
-}
-for (const { c, r } of results)
-  if (r.encodedPerEvent !== undefined)
-    console.log(`${c.label}: store bytes per event: ${r.encodedPerEvent.toFixed(1)} encoded, ${r.peakDiskPerEvent!.toFixed(1)} on disk at the peak, ${r.diskAfterPerEvent!.toFixed(1)} on disk after the run`);
+});
+cases.forEach((c, i) => {
+  for (const round of rounds) {
+    const r = round[i]!;
+    if (r.encodedPerEvent !== undefined)
+      console.log(`${c.label}: store bytes per event: ${r.encodedPerEvent.toFixed(1)} encoded, ${r.peakDiskPerEvent!.toFixed(1)} on disk at the peak, ${r.diskAfterPerEvent!.toFixed(1)} on disk after the run`);
+  }
+});

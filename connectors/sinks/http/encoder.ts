@@ -19,6 +19,11 @@ export interface HttpEncoder {
   encode(e: Event): EncodedEvent;
   /** The uncompressed body of a batch. */
   body(items: readonly EncodedEvent[]): Buffer;
+  /**
+   * What the body puts between two events when it joins them (json, ndjson, text); undefined when
+   * an explicit framing frames each text. Records written back to back with it are copied as one run.
+   */
+  readonly separator: string | undefined;
 }
 
 /** Compiles the encoder once per sink. Events stay text until the body is built: one copy per batch. */
@@ -28,6 +33,7 @@ export function createHttpEncoder(config: Pick<HttpSinkConfig, 'encoding' | 'pay
   const open = `${config.payload_prefix}[`;
   const close = `]${config.payload_suffix}`;
   let body: (items: readonly EncodedEvent[]) => Buffer;
+  let separator: string | undefined;
   let contentType = serializer.contentType;
   if (config.framing?.method !== undefined) {
     // an explicit framing, as Vector's http sink frames: every event followed by its delimiter,
@@ -46,16 +52,20 @@ export function createHttpEncoder(config: Pick<HttpSinkConfig, 'encoding' | 'pay
       return dropLastNewline && framed.length > 0 ? framed.subarray(0, framed.length - 1) : framed;
     };
   } else if (codec === 'json') {
+    separator = ',';
     body = (items) => joinTexts(items, open, ',', close, false);
   } else if (codec === 'ndjson') {
     // newline between events, none after the last
+    separator = '\n';
     body = (items) => joinTexts(items, '', '\n', '', false);
   } else {
     // text keeps a newline after every message, the last one included
+    separator = '\n';
     body = (items) => joinTexts(items, '', '\n', '', true);
   }
   return {
     contentType,
+    separator,
     encode: (event) => {
       // encoded by a worker thread with this same encoder (docs/threads.md)
       if (event instanceof EncodedLogEvent) return event;
@@ -79,11 +89,25 @@ function joinTexts(items: readonly EncodedEvent[], open: string, sep: string, cl
   for (let i = 0; i < n; i++) total += items[i]!.size;
   const buf = Buffer.allocUnsafe(total);
   let at = open ? buf.write(open, 0, 'utf8') : 0;
+  const sepByte = sepBytes === 1 ? sep.charCodeAt(0) : -1;
   for (let i = 0; i < n; i++) {
     if (i > 0) at += buf.write(sep, at, 'utf8');
     const item = items[i]!;
-    // a record a worker encoded is copied as bytes (docs/threads.md)
-    at += item instanceof EncodedLogEvent ? item.bytes.copy(buf, at, item.start, item.end) : buf.write(item.text, at, 'utf8');
+    if (!(item instanceof EncodedLogEvent)) {
+      at += buf.write(item.text, at, 'utf8');
+      continue;
+    }
+    // records a worker encoded are copied as bytes (docs/threads.md); the records of one answer
+    // follow each other with this separator between them, so a run of them is one copy
+    const src = item.bytes;
+    let end = item.end;
+    while (i + 1 < n) {
+      const next = items[i + 1]!;
+      if (!(next instanceof EncodedLogEvent) || next.bytes !== src || next.start !== end + 1 || src[end] !== sepByte) break;
+      end = next.end;
+      i++;
+    }
+    at += src.copy(buf, at, item.start, end);
   }
   if (trailing && n > 0) at += buf.write(sep, at, 'utf8');
   if (close) at += buf.write(close, at, 'utf8');

@@ -21,15 +21,17 @@ function fakePool(size = 1) {
   const answer = (p: Piece, counters: PieceResult['counters'] = []) => {
     const lines = Buffer.from(p.bytes).toString().split('\n');
     if (!p.final) lines.pop();
+    // records back to back with a one-byte separator between them, as a worker writes them
     const ends = new Uint32Array(lines.length);
-    let at = 0;
-    lines.forEach((l, i) => (ends[i] = at += Buffer.byteLength(l)));
+    let at = -1;
+    lines.forEach((l, i) => (ends[i] = at += 1 + Buffer.byteLength(l)));
     handler!.result({
       kind: 'result',
       segment: p.segment,
       seq: p.seq,
-      bytes: Buffer.from(lines.join('')),
+      bytes: Buffer.from(lines.join('\n')),
       ends,
+      gap: 1,
       eventBytes: Uint32Array.from(lines, (l) => l.length + 10),
       decoded: lines.length,
       decodedBytes: lines.length * 10,
