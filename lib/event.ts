@@ -7,6 +7,7 @@
  * notifier resolves when every copy settled, with the worst status seen.
  */
 import { type ObjectValue, type Value, Timestamp, cloneValue, sizeOfValue } from './value.js';
+import { utf8Slice } from './utf8.js';
 
 /** Outcome of one event at one sink. `rejected` = permanent failure, `errored` = gave up retrying. */
 export type DeliveryStatus = 'delivered' | 'errored' | 'rejected';
@@ -118,7 +119,7 @@ export class EncodedLogEvent extends LogEvent {
   }
   /** The record as text, for the rare bodies built from texts (explicit framings). */
   get text(): string {
-    return this.bytes.toString('utf8', this.start, this.end);
+    return utf8Slice(this.bytes, this.start, this.end);
   }
   /** The record's fields for display (tap): JSON records parsed, other records as their message. */
   displayFields(): ObjectValue {

@@ -10,6 +10,7 @@ import type { ComponentKind, TransformDef } from '../../lib/component.js';
 import { componentContext, sinkContext } from '../../lib/component-context.js';
 import { type Event, type EventBatch, type RoutedBatch, batchSize, eventSize, settleAll } from '../../lib/event.js';
 import { LogRoot } from '../../lib/log.js';
+import { utf8Write } from '../../lib/utf8.js';
 import type { StreamDecoder } from '../../lib/codecs/index.js';
 import { type CounterDelta, type FromWorker, type Piece, type PieceResult, type SegmentSetup, type ToWorker, failedResult } from '../../lib/threads/protocol.js';
 import { type Counter, MetricsRegistry, type Series } from '../../lib/telemetry/registry.js';
@@ -201,7 +202,7 @@ function handle(seg: Segment, p: Piece): PieceResult {
   let at = 0;
   for (let i = 0; i < kept; i++) {
     if (i > 0 && gap > 0) at += records.write(seg.separator!, at, 'utf8');
-    at += records.write(texts[i]!, at, 'utf8');
+    at += utf8Write(records, texts[i]!, at);
   }
   return {
     kind: 'result',

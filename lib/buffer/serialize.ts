@@ -16,6 +16,7 @@
 import { crc32 as zlibCrc32 } from 'node:zlib';
 import { type Event, EventMetadata, LogEvent, type MetricKind, type MetricValue, MetricEvent, type TagValue, type Tags } from '../event.js';
 import { Float, type ObjectValue, Timestamp, type Value } from '../value.js';
+import { utf8Slice, utf8Write } from '../utf8.js';
 
 /** Thrown when bytes do not decode to an event (a damaged record). */
 export class DecodeError extends Error {
@@ -49,13 +50,6 @@ const M_VALUE = 2;
 
 const METRIC_TYPES = ['counter', 'gauge', 'set', 'distribution', 'aggregated_histogram', 'aggregated_summary'] as const;
 
-/** Buffer's own UTF-8 methods, without `write()`/`toString()` argument juggling (hot path). */
-interface FastUtf8 {
-  utf8Write?(s: string, offset: number): number;
-  utf8Slice?(start: number, end: number): string;
-}
-const HAS_FAST_UTF8 = typeof (Buffer.prototype as FastUtf8).utf8Write === 'function' && typeof (Buffer.prototype as FastUtf8).utf8Slice === 'function';
-
 /** Writes `s` at `at` (room for 3 bytes per UTF-16 unit ensured); returns the bytes written. */
 function putUtf8(buf: Buffer, s: string, at: number): number {
   const n = s.length;
@@ -69,7 +63,7 @@ function putUtf8(buf: Buffer, s: string, at: number): number {
     }
     if (i === n) return n;
   }
-  return HAS_FAST_UTF8 ? (buf as FastUtf8).utf8Write!(s, at) : buf.write(s, at, 'utf8');
+  return utf8Write(buf, s, at);
 }
 
 /** Growable byte sink; one per record being built, reused across events. */
@@ -191,7 +185,7 @@ export class ByteReader {
       }
       if (i === this.pos) return s;
     }
-    return HAS_FAST_UTF8 ? (b as FastUtf8).utf8Slice!(start, this.pos) : b.toString('utf8', start, this.pos);
+    return utf8Slice(b, start, this.pos);
   }
   str(): string {
     return this.strOf(this.uint());
@@ -329,20 +323,20 @@ function writeFields(w: ByteWriter, fields: ObjectValue, last: FieldNames): void
   }
   const names = last.names;
   if (names !== undefined) {
+    // values written while the names are compared (one walk); different names: rewritten below
+    const at = w.pos;
+    w.u8(T_FIELDS_AS_BEFORE);
     let i = 0;
-    let same = true;
     for (const k in fields) {
       if (i === names.length || names[i] !== k) {
-        same = false;
+        i = -1;
         break;
       }
+      writeValue(w, fields[k] as Value);
       i++;
     }
-    if (same && i === names.length) {
-      w.u8(T_FIELDS_AS_BEFORE);
-      for (let j = 0; j < i; j++) writeValue(w, fields[names[j]!] as Value);
-      return;
-    }
+    if (i === names.length) return;
+    w.pos = at;
   }
   const next: string[] = [];
   for (const k in fields) next.push(k);

@@ -13,6 +13,7 @@ import type { FramingConfig } from './framing.js';
 import { type NativeReadOptions, readNativeJson } from './native-json.js';
 import { readNative } from './native-proto.js';
 import { parseSyslog, syslogToFields } from './syslog.js';
+import { utf8Slice } from '../utf8.js';
 
 /** Every deserializer weir has (spec 02 §2.1 `decoding.codec`). */
 export const DECODING_CODECS = ['bytes', 'json', 'syslog', 'native_json', 'native'] as const;
@@ -103,7 +104,7 @@ export function createDeserializer(decoding: DecodingConfig, opts: DeserializerO
         decode(buf, start, end, stamp, out) {
           // one object per frame, keys always written in the same order (stable hidden class)
           const f: ObjectValue = {};
-          const message = buf.toString('utf8', start, end);
+          const message = utf8Slice(buf, start, end);
           let size = fixedSize + message.length;
           f[mk] = message;
           f[tk] = stamp.timestamp;
@@ -127,7 +128,7 @@ export function createDeserializer(decoding: DecodingConfig, opts: DeserializerO
           if (end === start) return 0;
           let parsed: unknown;
           try {
-            parsed = JSON.parse(buf.toString('utf8', start, end));
+            parsed = JSON.parse(utf8Slice(buf, start, end));
           } catch (err) {
             throw new DecodeError(`invalid JSON: ${(err as Error).message}`);
           }
@@ -162,7 +163,7 @@ export function createDeserializer(decoding: DecodingConfig, opts: DeserializerO
           const first = out.length;
           try {
             if (isProto) readNative(buf, start, end, native, out);
-            else readNativeJson(buf.toString('utf8', start, end), native, out);
+            else readNativeJson(utf8Slice(buf, start, end), native, out);
           } catch (err) {
             // a frame is decoded whole or not at all
             out.length = first;
@@ -184,7 +185,7 @@ export function createDeserializer(decoding: DecodingConfig, opts: DeserializerO
       return {
         codec: 'syslog',
         decode(buf, start, end, stamp, out) {
-          const text = buf.toString('utf8', start, end);
+          const text = utf8Slice(buf, start, end);
           if (text.trim().length === 0) throw new DecodeError('empty syslog message');
           const f = syslogToFields(parseSyslog(text, { timezone }), mk, tk);
           enrich(f, stamp);

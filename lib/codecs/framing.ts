@@ -13,6 +13,7 @@
 import * as v from 'valibot';
 import { posint, pathItem, uint } from '../config/shared.js';
 import type { EncodingCodec } from './encoding.js';
+import { utf8Join, utf8Write } from '../utf8.js';
 
 /** Every framing method (`framing.method`). */
 export const FRAMING_METHODS = ['bytes', 'character_delimited', 'length_delimited', 'newline_delimited', 'octet_counting'] as const;
@@ -136,14 +137,15 @@ export function createFramer(framing: FramingConfig, codec?: EncodingCodec): Fra
   const method = f.method ?? 'newline_delimited';
   switch (method) {
     case 'bytes':
-      return { method, frameTexts: (t) => Buffer.from(t.join(''), 'utf8'), frame: (p) => p };
+      return { method, frameTexts: (t) => utf8Join(t, undefined), frame: (p) => p };
     case 'newline_delimited':
     case 'character_delimited': {
       const d = method === 'newline_delimited' ? '\n' : (f.character_delimited?.delimiter ?? '\n');
+      // the schema allows one ASCII character
       const db = Buffer.from(d, 'latin1');
       return {
         method,
-        frameTexts: (t) => (t.length === 0 ? Buffer.alloc(0) : Buffer.from(t.join(d) + d, 'utf8')),
+        frameTexts: (t) => utf8Join(t, db[0]!),
         frame: (p) => Buffer.concat([p, db]),
       };
     }
@@ -159,7 +161,7 @@ export function createFramer(framing: FramingConfig, codec?: EncodingCodec): Fra
           for (let i = 0; i < t.length; i++) {
             out.writeUInt32BE(lens[i]!, pos);
             pos += 4;
-            pos += out.write(t[i]!, pos, 'utf8');
+            pos += utf8Write(out, t[i]!, pos);
           }
           return out;
         },

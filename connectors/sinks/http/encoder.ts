@@ -5,6 +5,7 @@
 import { type LogSchemaKeys, createSerializer } from '../../../lib/codecs/encoding.js';
 import { createFramer } from '../../../lib/codecs/framing.js';
 import { EncodedLogEvent, type Event, spend } from '../../../lib/event.js';
+import { utf8Write } from '../../../lib/utf8.js';
 import type { Encoded } from '../../shared/request-sink.js';
 import type { HttpSinkConfig } from './config.js';
 
@@ -94,7 +95,7 @@ function joinTexts(items: readonly EncodedEvent[], open: string, sep: string, cl
     if (i > 0) at += buf.write(sep, at, 'utf8');
     const item = items[i]!;
     if (!(item instanceof EncodedLogEvent)) {
-      at += buf.write(item.text, at, 'utf8');
+      at += utf8Write(buf, item.text, at);
       continue;
     }
     // records a worker encoded are copied as bytes (docs/threads.md); the records of one answer
