@@ -254,12 +254,16 @@ interface TailRecord {
   readonly key: Buffer;
   readonly events: Event[];
   readonly bytes: number;
+  /** The events' sizes ({@link batchSize}) when the pushes that filled the record said them. */
+  readonly eventBytes: number | undefined;
 }
 
 /** A record read from disk whose events are being handed out. */
 interface ReadRecord {
   readonly events: Event[];
   readonly bytes: number;
+  /** As {@link TailRecord.eventBytes}; undefined for records read from disk. */
+  readonly eventBytes: number | undefined;
   readonly notifier: BatchNotifier;
   next: number;
   /** Bytes already counted as sent. */
@@ -318,8 +322,9 @@ export class DiskBuffer implements EdgeBuffer {
   private unwrittenBytes = 0;
   private inFlightBytes = 0;
 
-  /** Events of the open record, for the tail. */
+  /** Events of the open record, for the tail, and their sizes while every push into it said them. */
   private openEvents: Event[] = [];
+  private openEventBytes: number | undefined = 0;
   private tail: TailRecord[] = [];
   private tailHead = 0;
   private tailBytes = 0;
@@ -423,7 +428,7 @@ export class DiskBuffer implements EdgeBuffer {
     return this.unread;
   }
 
-  push(events: EventBatch): void {
+  push(events: EventBatch, eventBytes?: number): void {
     if (events.length === 0) return;
     if (this.disposed) {
       settleAll(events, 'errored');
@@ -434,6 +439,8 @@ export class DiskBuffer implements EdgeBuffer {
     const b = this.builder;
     let accepted = 0;
     let acceptedBytes = 0;
+    /** A record was sealed with part of this batch: its events' sizes are not known. */
+    let split = false;
     for (let i = 0; i < events.length; i++) {
       const e = events[i]!;
       const before = b.bytes;
@@ -464,8 +471,15 @@ export class DiskBuffer implements EdgeBuffer {
         e.meta.notifiers = undefined;
         for (let j = 0; j < ns.length; j++) this.openAcks.push(ns[j]!);
       }
-      if (b.count >= this.format.maxEvents || b.bytes >= this.format.maxBytes) this.seal();
+      if (b.count >= this.format.maxEvents || b.bytes >= this.format.maxBytes) {
+        this.openEventBytes = undefined;
+        this.seal();
+        split = true;
+      }
     }
+    // the pushed batch's size serves the sink's counters when the batch is one whole part of a record
+    if (!split && accepted === events.length && eventBytes !== undefined && this.openEventBytes !== undefined) this.openEventBytes += eventBytes;
+    else this.openEventBytes = undefined;
     if (accepted === 0) return;
     this.unwrittenBytes += acceptedBytes;
     this.storedEvents += accepted;
@@ -487,7 +501,9 @@ export class DiskBuffer implements EdgeBuffer {
     const key = seqKey(seq);
     const value = this.builder.seal(false); // checksummed when its write begins
     const events = this.openEvents;
+    const eventBytes = this.openEventBytes;
     this.openEvents = [];
+    this.openEventBytes = 0;
     const put: PutOp = { type: 'put', key, value, seq };
     this.ops.push(put);
     if (this.openAcks.length > 0) {
@@ -495,7 +511,7 @@ export class DiskBuffer implements EdgeBuffer {
       this.openAcks = [];
     } else this.pendingPuts.set(seq, put);
     if (this.tailBytes + value.length <= TAIL_BYTES) {
-      this.tail.push({ seq, key, events, bytes: value.length });
+      this.tail.push({ seq, key, events, bytes: value.length, eventBytes });
       this.tailBytes += value.length;
     }
   }
@@ -693,7 +709,7 @@ export class DiskBuffer implements EdgeBuffer {
       const t = this.tail[this.tailHead]!;
       this.dropTailHead();
       this.readSeq = t.seq + 1;
-      this.enqueue(t.key, t.events, t.bytes);
+      this.enqueue(t.key, t.events, t.bytes, t.eventBytes);
       moved += t.events.length;
     }
     return moved > 0;
@@ -766,16 +782,16 @@ export class DiskBuffer implements EdgeBuffer {
       this.scheduleFlush();
       return 0;
     }
-    this.enqueue(key, events, value.length);
+    this.enqueue(key, events, value.length, undefined);
     return events.length;
   }
 
   /** Queues a record's events for hand-out; one notifier per record deletes it once all settled. */
-  private enqueue(key: Buffer, events: Event[], bytes: number): void {
+  private enqueue(key: Buffer, events: Event[], bytes: number, eventBytes: number | undefined): void {
     const n = events.length;
     const notifier = new BatchNotifier(() => this.recordDone(key, n, bytes));
     notifier.retain(n);
-    this.queue.push({ events, bytes, notifier, next: 0, sentBytes: 0 });
+    this.queue.push({ events, bytes, eventBytes, notifier, next: 0, sentBytes: 0 });
   }
 
   /** Every event of a record settled: delete it, or never write it if its write has not begun. */
@@ -800,10 +816,13 @@ export class DiskBuffer implements EdgeBuffer {
   private take(max: number): EventBatch {
     const out: Event[] = [];
     let bytes = 0;
+    /** The events' sizes, while every record was taken whole with its size known. */
+    let sized: number | undefined = 0;
     while (out.length < max && this.queueHead < this.queue.length) {
       const rec = this.queue[this.queueHead]!;
       const total = rec.events.length;
       const k = Math.min(total - rec.next, max - out.length);
+      sized = sized !== undefined && rec.eventBytes !== undefined && rec.next === 0 && k === total ? sized + rec.eventBytes : undefined;
       const ns = [rec.notifier]; // shared: EventMetadata never mutates a notifier list in place
       for (let i = rec.next; i < rec.next + k; i++) {
         const e = rec.events[i]!;
@@ -825,7 +844,7 @@ export class DiskBuffer implements EdgeBuffer {
     this.opts.metrics.sentEvents.add(out.length);
     this.opts.metrics.sentBytes.add(bytes);
     // sized once here for the sink's received and sent counters (the store's bytes are encoded ones)
-    rememberBatchSize(out, batchSize(out));
+    rememberBatchSize(out, sized ?? batchSize(out));
     return out;
   }
 

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ClassicLevel } from 'classic-level';
 import { type BufferConfig } from '../../../lib/config/shared.js';
-import { BatchNotifier, type DeliveryStatus, type Event, type EventBatch, EventMetadata, LogEvent, MetricEvent, settleAll } from '../../../lib/event.js';
+import { BatchNotifier, type DeliveryStatus, type Event, type EventBatch, EventMetadata, LogEvent, MetricEvent, batchSize, knownBatchSize, settleAll } from '../../../lib/event.js';
 import { LogRoot } from '../../../lib/log.js';
 import { ComponentTelemetry, MetricsRegistry } from '../../../lib/telemetry/registry.js';
 import { componentContext } from '../../../lib/component-context.js';
@@ -143,6 +143,33 @@ for (const type of ['disk', 'disk_v1'] as const) {
       expect(h.metric('buffer_events')).to.equal(0);
       expect(h.metric('buffer_byte_size')).to.equal(0);
       expect(await pullSoon(buf, 10)).to.equal('pending');
+      await buf.dispose();
+    });
+
+    it("a pulled batch carries its events' size: the pushes' own for whole records, counted otherwise", async () => {
+      const buf = await h.open(type);
+      // a waiting reader: each push is sealed as a record of its own and taken from memory
+      let pulled = buf.pull(100);
+      buf.push(lines(0, 3), 1234); // a size that is not the real one shows where the figure came from
+      let got = (await pulled)!;
+      expect(got).to.have.length(3);
+      // disk_v1 holds one event per record: a batch of three is split, and its size counted again
+      expect(knownBatchSize(got)).to.equal(type === 'disk' ? 1234 : batchSize(got));
+      settleAll(got, 'delivered');
+
+      pulled = buf.pull(100);
+      buf.push(lines(3, 2)); // no size said: counted
+      got = (await pulled)!;
+      expect(knownBatchSize(got)).to.equal(batchSize(got));
+      settleAll(got, 'delivered');
+
+      // part of a record: counted
+      buf.push(lines(5, 4), 999);
+      got = (await buf.pull(2))!;
+      expect(got).to.have.length(2);
+      expect(knownBatchSize(got)).to.equal(batchSize(got));
+      settleAll(got, 'delivered');
+      settleAll((await buf.pull(100))!, 'delivered');
       await buf.dispose();
     });
 
