@@ -24,6 +24,21 @@ export const utf8Slice: (buf: Buffer, start: number, end: number) => string = FA
 const SCRATCH_MAX = 4 * 1024 * 1024;
 let scratch = Buffer.allocUnsafeSlow(64 * 1024);
 
+/** The scratch buffer, at least `worst` bytes (one of its own past {@link SCRATCH_MAX}). */
+function scratchOf(worst: number): Buffer {
+  if (worst <= scratch.length) return scratch;
+  const buf = Buffer.allocUnsafeSlow(worst);
+  if (worst <= SCRATCH_MAX) scratch = buf;
+  return buf;
+}
+
+/** UTF-16 units of the first `n` texts. */
+function unitsOf(texts: readonly string[], n: number): number {
+  let units = 0;
+  for (let i = 0; i < n; i++) units += texts[i]!.length;
+  return units;
+}
+
 /**
  * `texts` as UTF-8, each followed by `delimiter` (one byte, or none), in a new buffer of the exact
  * size. Written text by text into a reused scratch buffer sized for the worst case (3 bytes per
@@ -33,20 +48,31 @@ let scratch = Buffer.allocUnsafeSlow(64 * 1024);
 export function utf8Join(texts: readonly string[], delimiter: number | undefined): Buffer {
   const n = texts.length;
   const dlen = delimiter === undefined ? 0 : 1;
-  let units = 0;
-  for (let i = 0; i < n; i++) units += texts[i]!.length;
-  const worst = units * 3 + n * dlen;
-  let buf = scratch;
-  if (worst > buf.length) {
-    buf = Buffer.allocUnsafeSlow(worst);
-    if (worst <= SCRATCH_MAX) scratch = buf;
-  }
+  const buf = scratchOf(unitsOf(texts, n) * 3 + n * dlen);
   let at = 0;
   for (let i = 0; i < n; i++) {
     at += utf8Write(buf, texts[i]!, at);
     if (dlen) buf[at++] = delimiter!;
   }
   const out = Buffer.allocUnsafe(at);
+  buf.copy(out, 0, 0, at);
+  return out;
+}
+
+/**
+ * The first `n` texts as UTF-8 with `separator` (one byte, or none) between them, in a buffer with
+ * an ArrayBuffer of its own (it can be transferred to another thread); `ends[i]` receives where
+ * text i ends. Written as {@link utf8Join} writes, so no text is sized on its own first.
+ */
+export function utf8Records(texts: readonly string[], n: number, separator: number | undefined, ends: Uint32Array): Buffer {
+  const buf = scratchOf(unitsOf(texts, n) * 3 + n);
+  let at = 0;
+  for (let i = 0; i < n; i++) {
+    if (i > 0 && separator !== undefined) buf[at++] = separator;
+    at += utf8Write(buf, texts[i]!, at);
+    ends[i] = at;
+  }
+  const out = Buffer.allocUnsafeSlow(at);
   buf.copy(out, 0, 0, at);
   return out;
 }

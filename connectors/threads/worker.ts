@@ -10,7 +10,7 @@ import type { ComponentKind, TransformDef } from '../../lib/component.js';
 import { componentContext, sinkContext } from '../../lib/component-context.js';
 import { type Event, type EventBatch, type RoutedBatch, batchSize, eventSize, settleAll } from '../../lib/event.js';
 import { LogRoot } from '../../lib/log.js';
-import { utf8Write } from '../../lib/utf8.js';
+import { utf8Records } from '../../lib/utf8.js';
 import type { StreamDecoder } from '../../lib/codecs/index.js';
 import { type CounterDelta, type FromWorker, type Piece, type PieceResult, type SegmentSetup, type ToWorker, failedResult } from '../../lib/threads/protocol.js';
 import { type Counter, MetricsRegistry, type Series } from '../../lib/telemetry/registry.js';
@@ -40,10 +40,10 @@ interface Segment {
   readonly stages: readonly Stage[];
   /** Sent counters of each member but the last (the main thread's fan-out counts the last one's). */
   readonly sent: readonly { events: Counter; bytes: Counter }[];
-  readonly encode: (e: Event) => { text: string; size: number };
-  /** What the sink's body puts between two records (undefined: framed from texts), and its UTF-8 size. */
-  readonly separator: string | undefined;
-  readonly gap: number;
+  /** The sink's text of an event; throws when its codec cannot encode it. */
+  readonly text: (e: Event) => string;
+  /** The byte the sink's body puts between two records (undefined: framed from texts, nothing between). */
+  readonly separator: number | undefined;
   readonly sinkEvents: SinkEvents;
   /** Counters recorded on the main thread's side for events that fail to encode. */
   readonly lastSent: { events: Counter; bytes: Counter };
@@ -105,9 +105,9 @@ async function build(s: SegmentSetup): Promise<Segment> {
     decoder,
     stages,
     sent,
-    encode: (e) => encoder.encode(e),
-    separator: encoder.separator,
-    gap: encoder.separator === undefined ? 0 : Buffer.byteLength(encoder.separator, 'utf8'),
+    text: (e) => encoder.text(e),
+    // one ASCII byte (',' or a newline) wherever the body joins records
+    separator: encoder.separator === undefined ? undefined : encoder.separator.charCodeAt(0),
     sinkEvents: new SinkEvents(sinkCtx),
     lastSent: sentOf(contexts[contexts.length - 1]!),
     sinkReceived: { events: sinkCtx.telemetry.counter('component_received_events_total'), bytes: sinkCtx.telemetry.counter('component_received_event_bytes_total') },
@@ -168,16 +168,12 @@ function handle(seg: Segment, p: Piece): PieceResult {
   }
   const n = batch.length;
   const texts: string[] = new Array(n);
-  const ends = new Uint32Array(n);
   const eventBytes = new Uint32Array(n);
   let kept = 0;
-  let total = 0;
-  const gap = seg.gap;
   for (let i = 0; i < n; i++) {
     const e = batch[i]!;
-    let enc: { text: string; size: number };
     try {
-      enc = seg.encode(e);
+      texts[kept] = seg.text(e);
     } catch (err) {
       // what the sink would count on the main thread for an event it cannot encode
       const b = eventSize(e);
@@ -189,28 +185,20 @@ function handle(seg: Segment, p: Piece): PieceResult {
       seg.sinkDiscarded.add(1);
       continue;
     }
-    if (kept > 0) total += gap;
-    texts[kept] = enc.text;
-    total += enc.size;
-    ends[kept] = total;
     eventBytes[kept] = eventSize(e);
     kept++;
   }
   // the records' bytes in a buffer of their own, moved to the main thread without a copy; the
   // body's separator between them lets the sink copy a run of records at once
-  const records = Buffer.allocUnsafeSlow(total);
-  let at = 0;
-  for (let i = 0; i < kept; i++) {
-    if (i > 0 && gap > 0) at += records.write(seg.separator!, at, 'utf8');
-    at += utf8Write(records, texts[i]!, at);
-  }
+  const ends = new Uint32Array(kept);
+  const records = utf8Records(texts, kept, seg.separator, ends);
   return {
     kind: 'result',
     segment: p.segment,
     seq: p.seq,
     bytes: records,
-    ends: kept === n ? ends : ends.slice(0, kept),
-    gap,
+    ends,
+    gap: kept > 0 && seg.separator !== undefined ? 1 : 0,
     eventBytes: kept === n ? eventBytes : eventBytes.slice(0, kept),
     decoded,
     decodedBytes,

@@ -18,6 +18,8 @@ export interface HttpEncoder {
   readonly contentType: string;
   /** Throws when the codec cannot encode the event. */
   encode(e: Event): EncodedEvent;
+  /** Only the event's text, as {@link encode} would hold it (a worker writes it as bytes at once). */
+  text(e: Event): string;
   /** The uncompressed body of a batch. */
   body(items: readonly EncodedEvent[]): Buffer;
   /**
@@ -74,6 +76,7 @@ export function createHttpEncoder(config: Pick<HttpSinkConfig, 'encoding' | 'pay
       // the body needs only the text: the event's fields go unless a delivery must settle it
       return { event: spend(event), size: Buffer.byteLength(text, 'utf8'), key: undefined, text };
     },
+    text: (event) => serializer.serializeText(event),
     body,
   };
 }
