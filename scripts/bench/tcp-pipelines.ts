@@ -1,9 +1,10 @@
 /**
  * socket(tcp) pipelines against bare-Node baselines on the same corpus of 200-byte lines, each case
  * in its own process: events/s, MiB/s, peak RSS and each case's share of its baseline's MiB/s, then
- * the case process's CPU seconds (user + system, all threads) per GiB of input and the share of its
- * wall time its main thread spent in garbage collection.
- * Usage: node dist/scripts/bench/tcp-pipelines.js [MiB=512] [cases=baseline,blackhole,file,http-baseline,http] [--threads N]
+ * the case process's CPU seconds (user + system, all threads) per GiB of input, the share of its
+ * wall time its main thread was on a CPU (Linux), and the share its main thread spent in garbage
+ * collection.
+ * Usage: node dist/scripts/bench/tcp-pipelines.js [MiB=512] [cases=baseline,blackhole,file,http-baseline,http] [--threads N] [--rounds N]
  * Cases: `baseline` (bare Node: split lines, one object per line); `blackhole`, `file` and `tcp` (the
  * socket sink, text, newline framing, to a consumer process that counts lines), compared with
  * `baseline`; `http-baseline` (bare Node posting NDJSON) and `http`, compared with it;
@@ -81,6 +82,8 @@ interface Result {
   rssMiB: number;
   /** The case process's user + system CPU time over the run. */
   cpuSeconds: number;
+  /** Its main thread's (Linux only). */
+  mainCpuSeconds?: number;
   /** Garbage collection on its main thread over the run. */
   gcSeconds: number;
   /** disk: bytes per event encoded, on disk at the peak, on disk after the run. */
@@ -147,8 +150,8 @@ const figure = (xs: number[], fmt: (x: number) => string) =>
 
 const rounds_ = args.rounds > 1 ? `, ${args.rounds} rounds: medians (ranges)` : '';
 console.log(`socket(tcp) pipelines, ${mib} MiB of 200-byte lines, ${cpus().length} x ${cpus()[0]?.model ?? 'cpu'}, Node ${process.version}${rounds_}`);
-console.log('| case | events/s | MiB/s | peak RSS MiB | share of baseline | CPU s/GiB | GC share |');
-console.log('|---|---:|---:|---:|---:|---:|---:|');
+console.log('| case | events/s | MiB/s | peak RSS MiB | share of baseline | CPU s/GiB | main thread busy | GC share |');
+console.log('|---|---:|---:|---:|---:|---:|---:|---:|');
 cases.forEach((c, i) => {
   const rs = rounds.map((round) => round[i]!);
   const ref = refOf(c);
@@ -159,7 +162,9 @@ cases.forEach((c, i) => {
     `| ${c.label} | ${figure(rs.map((r) => r.events / r.seconds), int)} | ${figure(rs.map(mibPerSec), (x) => x.toFixed(1))} | ${figure(
       rs.map((r) => r.rssMiB),
       (x) => x.toFixed(0),
-    )} | ${share} | ${figure(rs.map((r) => r.cpuSeconds / (bytes(r) / 1024 ** 3)), (x) => x.toFixed(2))} | ${figure(
+    )} | ${share} | ${figure(rs.map((r) => r.cpuSeconds / (bytes(r) / 1024 ** 3)), (x) => x.toFixed(2))} | ${
+      rs.every((r) => r.mainCpuSeconds !== undefined) ? `${figure(rs.map((r) => (r.mainCpuSeconds! / r.seconds) * 100), (x) => x.toFixed(0))}%` : '-'
+    } | ${figure(
       rs.map((r) => (r.gcSeconds / r.seconds) * 100),
       (x) => x.toFixed(1),
     )}% |`,
