@@ -58,21 +58,3 @@ export function utf8Join(texts: readonly string[], delimiter: number | undefined
   buf.copy(out, 0, 0, at);
   return out;
 }
-
-/**
- * The first `n` texts as UTF-8 with `separator` (one byte, or none) between them, in a buffer with
- * an ArrayBuffer of its own (it can be transferred to another thread); `ends[i]` receives where
- * text i ends. Written as {@link utf8Join} writes, so no text is sized on its own first.
- */
-export function utf8Records(texts: readonly string[], n: number, separator: number | undefined, ends: Uint32Array): Buffer {
-  const buf = scratchOf(unitsOf(texts, n) * 3 + n);
-  let at = 0;
-  for (let i = 0; i < n; i++) {
-    if (i > 0 && separator !== undefined) buf[at++] = separator;
-    at += utf8Write(buf, texts[i]!, at);
-    ends[i] = at;
-  }
-  const out = Buffer.allocUnsafeSlow(at);
-  buf.copy(out, 0, 0, at);
-  return out;
-}

@@ -10,7 +10,7 @@ import type { ComponentKind, TransformDef } from '../../lib/component.js';
 import { componentContext, sinkContext } from '../../lib/component-context.js';
 import { type Event, type EventBatch, type RoutedBatch, batchSize, eventSize, settleAll } from '../../lib/event.js';
 import { LogRoot } from '../../lib/log.js';
-import { utf8Records } from '../../lib/utf8.js';
+import { Utf8Writer } from '../../lib/codecs/json-bytes.js';
 import type { StreamDecoder } from '../../lib/codecs/index.js';
 import { type CounterDelta, type FromWorker, type Piece, type PieceResult, type SegmentSetup, type ToWorker, failedResult } from '../../lib/threads/protocol.js';
 import { type Counter, MetricsRegistry, type Series } from '../../lib/telemetry/registry.js';
@@ -40,8 +40,10 @@ interface Segment {
   readonly stages: readonly Stage[];
   /** Sent counters of each member but the last (the main thread's fan-out counts the last one's). */
   readonly sent: readonly { events: Counter; bytes: Counter }[];
-  /** The sink's text of an event; throws when its codec cannot encode it. */
-  readonly text: (e: Event) => string;
+  /** Writes the sink's text of an event; throws when its codec cannot encode it. */
+  readonly writeText: (e: Event, w: Utf8Writer) => void;
+  /** Where a piece's records are written, reused. */
+  readonly writer: Utf8Writer;
   /** The byte the sink's body puts between two records (undefined: framed from texts, nothing between). */
   readonly separator: number | undefined;
   readonly sinkEvents: SinkEvents;
@@ -105,7 +107,8 @@ async function build(s: SegmentSetup): Promise<Segment> {
     decoder,
     stages,
     sent,
-    text: (e) => encoder.text(e),
+    writeText: (e, w) => encoder.writeText(e, w),
+    writer: new Utf8Writer(),
     // one ASCII byte (',' or a newline) wherever the body joins records
     separator: encoder.separator === undefined ? undefined : encoder.separator.charCodeAt(0),
     sinkEvents: new SinkEvents(sinkCtx),
@@ -167,14 +170,20 @@ function handle(seg: Segment, p: Piece): PieceResult {
     bytes = batchSize(batch);
   }
   const n = batch.length;
-  const texts: string[] = new Array(n);
+  const ends = new Uint32Array(n);
   const eventBytes = new Uint32Array(n);
+  const w = seg.writer;
+  const sep = seg.separator;
   let kept = 0;
   for (let i = 0; i < n; i++) {
     const e = batch[i]!;
+    const start = w.pos;
     try {
-      texts[kept] = seg.text(e);
+      // the body's separator between records lets the sink copy a run of them at once
+      if (kept > 0 && sep !== undefined) w.byte(sep);
+      seg.writeText(e, w);
     } catch (err) {
+      w.pos = start;
       // what the sink would count on the main thread for an event it cannot encode
       const b = eventSize(e);
       seg.lastSent.events.add(1);
@@ -185,20 +194,19 @@ function handle(seg: Segment, p: Piece): PieceResult {
       seg.sinkDiscarded.add(1);
       continue;
     }
+    ends[kept] = w.pos;
     eventBytes[kept] = eventSize(e);
     kept++;
   }
-  // the records' bytes in a buffer of their own, moved to the main thread without a copy; the
-  // body's separator between them lets the sink copy a run of records at once
-  const ends = new Uint32Array(kept);
-  const records = utf8Records(texts, kept, seg.separator, ends);
+  // the records' bytes in a buffer of their own, moved to the main thread without a copy
+  const records = w.take();
   return {
     kind: 'result',
     segment: p.segment,
     seq: p.seq,
     bytes: records,
-    ends,
-    gap: kept > 0 && seg.separator !== undefined ? 1 : 0,
+    ends: kept === n ? ends : ends.slice(0, kept),
+    gap: kept > 0 && sep !== undefined ? 1 : 0,
     eventBytes: kept === n ? eventBytes : eventBytes.slice(0, kept),
     decoded,
     decodedBytes,

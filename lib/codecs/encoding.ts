@@ -11,6 +11,7 @@ import { type Path, getPath, parsePath, setPath } from '../path.js';
 import { type ObjectValue, type Value, isObject, valueToString } from '../value.js';
 import { EncodeError, toGelf } from './gelf.js';
 import { type TimestampFormat, prettyJsonText, valueToJSONText } from './json.js';
+import { type Utf8Writer, writeJSONDefault } from './json-bytes.js';
 import { encodeLogfmt } from './logfmt.js';
 import { metricToText } from './metric-text.js';
 import { nativeJsonLogText, nativeJsonMetricText } from './native-json.js';
@@ -117,6 +118,8 @@ export interface Serializer {
   serialize(e: Event): Buffer;
   /** Same as {@link serialize} as text (every codec but `native` is text); framing joins these. */
   serializeText(e: Event): string;
+  /** The text of {@link serializeText} written as UTF-8 into `w` (JSON without building the string). */
+  writeText(e: Event, w: Utf8Writer): void;
 }
 
 const CONTENT_TYPES: Record<EncodingCodec, string> = {
@@ -140,6 +143,7 @@ export function createSerializer(encoding: EncodingConfig, logSchema: LogSchemaK
   const messageOf = (f: ObjectValue): Value | undefined => (messagePath ? getPath(f, messagePath) : f[messageKey]);
   const metricJSON = (m: MetricEvent) => JSON.stringify(metricToJSON(m, encoding.metric_tag_values ?? 'single'));
   let text: (e: Event) => string;
+  let writeText: ((e: Event, w: Utf8Writer) => void) | undefined;
   switch (encoding.codec) {
     case 'json':
     case 'ndjson':
@@ -147,7 +151,7 @@ export function createSerializer(encoding: EncodingConfig, logSchema: LogSchemaK
       if (encoding.codec === 'json' && encoding.json?.pretty) {
         const compact = text;
         text = (e) => prettyJsonText(compact(e));
-      }
+      } else if (format === 'rfc3339') writeText = (e, w) => (e.type === 'log' ? writeJSONDefault(w, fieldsOf(e.fields)) : w.utf8(metricJSON(e)));
       break;
     case 'native_json':
       // Vector's shape: full tag sets whatever metric_tag_values says, floats that stay floats
@@ -160,6 +164,9 @@ export function createSerializer(encoding: EncodingConfig, logSchema: LogSchemaK
         isBinary: true,
         serialize: (e) => encodeNative(e, e.type === 'log' ? fieldsOf(e.fields) : undefined, format),
         serializeText: () => {
+          throw new EncodeError('native is a binary codec');
+        },
+        writeText: () => {
           throw new EncodeError('native is a binary codec');
         },
       };
@@ -192,6 +199,7 @@ export function createSerializer(encoding: EncodingConfig, logSchema: LogSchemaK
     contentType: CONTENT_TYPES[encoding.codec],
     isBinary: false,
     serializeText: text,
+    writeText: writeText ?? ((e, w) => w.utf8(text(e))),
     serialize: (e) => Buffer.from(text(e), 'utf8'),
   };
 }

@@ -1,6 +1,6 @@
 /** One buffer from many texts: the same bytes as joining them first, whatever they hold. */
 import { expect } from 'chai';
-import { utf8Join, utf8Records, utf8Slice, utf8Write } from '../../lib/utf8.js';
+import { utf8Join, utf8Slice, utf8Write } from '../../lib/utf8.js';
 
 describe('lib/utf8', () => {
   const cases: string[][] = [
@@ -29,26 +29,6 @@ describe('lib/utf8', () => {
     // and is not overwritten by the next join
     utf8Join(['b'.repeat(30_000)], 0x0a);
     expect(out.toString()).to.equal(`${'a'.repeat(20_000)}\ndé\n`);
-  });
-
-  it('utf8Records: the first n texts with the separator between them, where each ends, in a transferable buffer', () => {
-    for (const texts of cases) {
-      for (const sep of [0x0a, undefined]) {
-        const n = Math.max(0, texts.length - 1); // the last text is not one of the records
-        const ends = new Uint32Array(n);
-        const out = utf8Records(texts, n, sep, ends);
-        const want = texts.slice(0, n).join(sep === undefined ? '' : '\n');
-        expect(out.toString('utf8'), JSON.stringify(texts)).to.equal(Buffer.from(want, 'utf8').toString('utf8'));
-        let start = 0;
-        for (let i = 0; i < n; i++) {
-          expect(out.toString('utf8', start, ends[i])).to.equal(Buffer.from(texts[i]!, 'utf8').toString('utf8'));
-          start = ends[i]! + (sep === undefined ? 0 : 1);
-        }
-        // its own memory: transferring it detaches nothing else
-        expect(out.buffer.byteLength).to.equal(out.length);
-        expect(out.byteOffset).to.equal(0);
-      }
-    }
   });
 
   it('utf8Write and utf8Slice round-trip at an offset', () => {

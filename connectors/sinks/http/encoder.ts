@@ -1,27 +1,101 @@
 /**
- * Events to body bytes for the `http` sink (reference sinks §1): each event is encoded once
- * when it enters the sink; a batch body joins the encoded events per codec.
+ * Events to body bytes for the `http` sink (reference sinks §1): each event is encoded once, as
+ * UTF-8, when it enters the sink; a batch body joins the encoded records per codec.
  */
 import { type LogSchemaKeys, createSerializer } from '../../../lib/codecs/encoding.js';
 import { createFramer } from '../../../lib/codecs/framing.js';
+import { Utf8Writer } from '../../../lib/codecs/json-bytes.js';
 import { EncodedLogEvent, type Event, spend } from '../../../lib/event.js';
-import { utf8Write } from '../../../lib/utf8.js';
+import { utf8Slice, utf8Write } from '../../../lib/utf8.js';
 import type { Encoded } from '../../shared/request-sink.js';
 import type { HttpSinkConfig } from './config.js';
 
-/** One encoded event; `size` (UTF-8 bytes, uncompressed) counts against `batch.max_bytes`. */
+/** One encoded event: its record `bytes[start, end)`; `size` (UTF-8 bytes, uncompressed) counts against `batch.max_bytes`. */
 export interface EncodedEvent extends Encoded {
+  readonly bytes: Buffer;
+  readonly start: number;
+  readonly end: number;
+  /** The record as text (bodies framed from texts). */
   readonly text: string;
+}
+
+/** A record the sink encoded itself, in its arena. */
+class EncodedRecord implements EncodedEvent {
+  key: string | undefined = undefined;
+  constructor(
+    readonly event: Event,
+    readonly bytes: Buffer,
+    readonly start: number,
+    readonly end: number,
+  ) {}
+  get size(): number {
+    return this.end - this.start;
+  }
+  get text(): string {
+    return utf8Slice(this.bytes, this.start, this.end);
+  }
+}
+
+/** Size of the buffers records are written into (a longer record gets one of its own size). */
+const ARENA_BYTES = 256 * 1024;
+/** Full buffers whose records were all released, kept for reuse. */
+const ARENA_FREE = 4;
+
+/** Records of one arena buffer not yet released, and whether records are still being written into it. */
+interface ArenaSlab {
+  pending: number;
+  current: boolean;
+}
+
+/**
+ * The buffers a sink writes its records into. Records stay where they are written until their
+ * batch's body is built; a full buffer whose records were all released is written again, so the
+ * sink does not leave a trail of dead buffers for the garbage collector (their memory is outside
+ * V8's heap, where a collection comes late).
+ */
+class RecordArena {
+  readonly writer = new Utf8Writer(ARENA_BYTES);
+  private readonly slabs = new WeakMap<Buffer, ArenaSlab>();
+  private readonly free: Buffer[] = [];
+  private slab: ArenaSlab = { pending: 0, current: true };
+  constructor() {
+    this.slabs.set(this.writer.buf, this.slab);
+    // a record that does not fit moves on into a free buffer, or a new one
+    this.writer.nextBuffer = (size) => (size <= ARENA_BYTES ? (this.free.pop() ?? Buffer.allocUnsafeSlow(ARENA_BYTES)) : Buffer.allocUnsafeSlow(size));
+  }
+  /** After a record was written: when it moved on, the buffer it started in is full. */
+  written(before: Buffer): void {
+    const buf = this.writer.buf;
+    if (buf !== before) {
+      this.slab.current = false;
+      if (this.slab.pending === 0) this.reuse(before);
+      this.slabs.set(buf, (this.slab = { pending: 0, current: true }));
+    }
+    this.slab.pending++;
+  }
+  /** `n` records of `buf` were copied into a body. */
+  release(buf: Buffer, n: number): void {
+    const slab = this.slabs.get(buf);
+    if (slab === undefined) return;
+    slab.pending -= n;
+    if (slab.pending === 0 && !slab.current) this.reuse(buf);
+  }
+  private reuse(buf: Buffer): void {
+    this.slabs.delete(buf);
+    if (buf.length === ARENA_BYTES && this.free.length < ARENA_FREE) this.free.push(buf);
+  }
 }
 
 export interface HttpEncoder {
   readonly contentType: string;
   /** Throws when the codec cannot encode the event. */
   encode(e: Event): EncodedEvent;
-  /** Only the event's text, as {@link encode} would hold it (a worker writes it as bytes at once). */
-  text(e: Event): string;
+  /** Only the event's text, as {@link encode} would hold it, written as UTF-8 into `w` (a worker's records). */
+  writeText(e: Event, w: Utf8Writer): void;
   /** The uncompressed body of a batch. */
   body(items: readonly EncodedEvent[]): Buffer;
+  /** The batch's body was built and nothing reads its records again: their memory may be reused. */
+  release(items: readonly EncodedEvent[]): void;
   /**
    * What the body puts between two events when it joins them (json, ndjson, text); undefined when
    * an explicit framing frames each text. Records written back to back with it are copied as one run.
@@ -29,7 +103,7 @@ export interface HttpEncoder {
   readonly separator: string | undefined;
 }
 
-/** Compiles the encoder once per sink. Events stay text until the body is built: one copy per batch. */
+/** Compiles the encoder once per sink. Each event is written once, as bytes; the body copies runs of them. */
 export function createHttpEncoder(config: Pick<HttpSinkConfig, 'encoding' | 'payload_prefix' | 'payload_suffix'> & Partial<Pick<HttpSinkConfig, 'framing'>>, logSchema?: LogSchemaKeys): HttpEncoder {
   const serializer = createSerializer(config.encoding, logSchema);
   const codec = config.encoding.codec;
@@ -56,37 +130,64 @@ export function createHttpEncoder(config: Pick<HttpSinkConfig, 'encoding' | 'pay
     };
   } else if (codec === 'json') {
     separator = ',';
-    body = (items) => joinTexts(items, open, ',', close, false);
+    body = (items) => joinRecords(items, open, ',', close, false);
   } else if (codec === 'ndjson') {
     // newline between events, none after the last
     separator = '\n';
-    body = (items) => joinTexts(items, '', '\n', '', false);
+    body = (items) => joinRecords(items, '', '\n', '', false);
   } else {
     // text keeps a newline after every message, the last one included
     separator = '\n';
-    body = (items) => joinTexts(items, '', '\n', '', true);
+    body = (items) => joinRecords(items, '', '\n', '', true);
   }
+  // records are written one after another, each followed by the body's separator, into buffers
+  // that stay with them until their body is built (a full one is left to them, never rewritten):
+  // a batch of consecutive records is then copied into the body at once
+  const arena = new RecordArena();
+  const w = arena.writer;
+  const sepByte = separator === undefined ? undefined : separator.charCodeAt(0);
   return {
     contentType,
     separator,
     encode: (event) => {
       // encoded by a worker thread with this same encoder (docs/threads.md)
       if (event instanceof EncodedLogEvent) return event;
-      const text = serializer.serializeText(event);
-      // the body needs only the text: the event's fields go unless a delivery must settle it
-      return { event: spend(event), size: Buffer.byteLength(text, 'utf8'), key: undefined, text };
+      const before = w.buf;
+      w.mark = w.pos;
+      let len: number;
+      try {
+        serializer.writeText(event, w);
+        len = w.pos - w.mark;
+        if (sepByte !== undefined) w.byte(sepByte);
+      } catch (err) {
+        w.pos = w.mark;
+        arena.written(before);
+        arena.release(w.buf, 1);
+        throw err;
+      }
+      arena.written(before);
+      // the body needs only the record: the event's fields go unless a delivery must settle it
+      return new EncodedRecord(spend(event), w.buf, w.mark, w.mark + len);
     },
-    text: (event) => serializer.serializeText(event),
+    release: (items) => {
+      for (let i = 0; i < items.length; ) {
+        const buf = items[i]!.bytes;
+        let j = i + 1;
+        while (j < items.length && items[j]!.bytes === buf) j++;
+        if (!(items[i] instanceof EncodedLogEvent)) arena.release(buf, j - i);
+        i = j;
+      }
+    },
+    writeText: (event, w) => serializer.writeText(event, w),
     body,
   };
 }
 
 /**
- * `open`, the texts with `sep` between them (and after the last with `trailing`), then `close`,
- * written straight into one Buffer of the exact size: each text's UTF-8 size is already known,
- * so no joined string is built and copied again.
+ * `open`, the records with `sep` between them (and after the last with `trailing`), then `close`,
+ * copied into one Buffer of the exact size (each record's UTF-8 size is known).
  */
-function joinTexts(items: readonly EncodedEvent[], open: string, sep: string, close: string, trailing: boolean): Buffer {
+function joinRecords(items: readonly EncodedEvent[], open: string, sep: string, close: string, trailing: boolean): Buffer {
   const n = items.length;
   const sepBytes = Buffer.byteLength(sep, 'utf8');
   let total = Buffer.byteLength(open, 'utf8') + Buffer.byteLength(close, 'utf8') + sepBytes * (trailing ? n : Math.max(0, n - 1));
@@ -95,19 +196,15 @@ function joinTexts(items: readonly EncodedEvent[], open: string, sep: string, cl
   let at = open ? buf.write(open, 0, 'utf8') : 0;
   const sepByte = sepBytes === 1 ? sep.charCodeAt(0) : -1;
   for (let i = 0; i < n; i++) {
-    if (i > 0) at += buf.write(sep, at, 'utf8');
+    if (i > 0) at += utf8Write(buf, sep, at);
     const item = items[i]!;
-    if (!(item instanceof EncodedLogEvent)) {
-      at += utf8Write(buf, item.text, at);
-      continue;
-    }
-    // records a worker encoded are copied as bytes (docs/threads.md); the records of one answer
-    // follow each other with this separator between them, so a run of them is one copy
+    // records (the sink's own, or a worker's: docs/threads.md) follow each other in their buffer
+    // with this separator between them, so a run of them is one copy
     const src = item.bytes;
     let end = item.end;
     while (i + 1 < n) {
       const next = items[i + 1]!;
-      if (!(next instanceof EncodedLogEvent) || next.bytes !== src || next.start !== end + 1 || src[end] !== sepByte) break;
+      if (next.bytes !== src || next.start !== end + 1 || src[end] !== sepByte) break;
       end = next.end;
       i++;
     }

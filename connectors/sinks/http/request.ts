@@ -12,7 +12,10 @@ export interface HttpSinkRequest extends SinkRequest {
 
 /** Builds the request of one batch; compression runs off the event loop. */
 export async function buildRequest(items: readonly EncodedEvent[], encoder: HttpEncoder, compressor: Compressor): Promise<HttpSinkRequest> {
-  const body = await compressor.compress(encoder.body(items));
+  const raw = encoder.body(items);
+  // the records were copied into the body: their buffers may take new ones (retries send the body)
+  encoder.release(items);
+  const body = await compressor.compress(raw);
   const events = new Array<Event>(items.length);
   for (let i = 0; i < items.length; i++) events[i] = items[i]!.event;
   return { events, body, bytes: body.length };
