@@ -97,8 +97,6 @@ export async function runCommand(opts: RunOptions, logRoot: LogRoot): Promise<nu
     return 1;
   }
   api?.markRunning();
-  log.info('weir started.', { components: topology.components.size, files: files.join(',') });
-
   if (!requireHealthy) void topology.healthchecks();
 
   return new Promise<number>((resolve) => {
@@ -153,6 +151,8 @@ export async function runCommand(opts: RunOptions, logRoot: LogRoot): Promise<nu
     process.once('SIGINT', () => void finish('SIGINT'));
     process.once('SIGTERM', () => void finish('SIGTERM'));
     process.on('SIGHUP', () => void reload());
+    // only now: a signal sent on seeing this line finds its handler (before it, SIGHUP would end the process)
+    log.info('weir started.', { components: topology.components.size, files: files.join(',') });
     if (opts.watchConfig) {
       // watch folders, not files: editors replace a file, which ends a watch on the file itself
       for (const dir of new Set(files.map((f) => dirname(f)))) {

@@ -66,7 +66,7 @@ describe('daemon lifecycle', function () {
     p.child.kill('SIGHUP');
     // on a busy machine a reload can take a while; a timeout shows what the daemon said
     await until(() => p.stderr().includes('Configuration reloaded.'), 30_000, 'the reload').catch((err: Error) => {
-      throw new Error(`${err.message}; the daemon's log:\n${p.stderr()}`);
+      throw new Error(`${err.message}; the daemon ${p.child.exitCode === null && p.child.signalCode === null ? 'runs' : `exited (${p.child.exitCode ?? p.child.signalCode})`}; its log:\n${p.stderr()}`);
     });
     expect(p.stderr()).to.match(/added=b changed=- removed=-/);
     await until(() => p.stdout().split('\n').length > 3, 10_000, 'the new console sink to print');
