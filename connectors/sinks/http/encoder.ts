@@ -141,8 +141,8 @@ export function createHttpEncoder(config: Pick<HttpSinkConfig, 'encoding' | 'pay
     body = (items) => joinRecords(items, '', '\n', '', true);
   }
   // records are written one after another, each followed by the body's separator, into buffers
-  // that stay with them until their body is built (a full one is left to them, never rewritten):
-  // a batch of consecutive records is then copied into the body at once
+  // that stay with them until their body is built (a full one then takes new records): a batch of
+  // consecutive records is copied into the body at once
   const arena = new RecordArena();
   const w = arena.writer;
   const sepByte = separator === undefined ? undefined : separator.charCodeAt(0);
@@ -160,6 +160,7 @@ export function createHttpEncoder(config: Pick<HttpSinkConfig, 'encoding' | 'pay
         len = w.pos - w.mark;
         if (sepByte !== undefined) w.byte(sepByte);
       } catch (err) {
+        // nothing of it stays; counted as written and released, so a move to another buffer is accounted
         w.pos = w.mark;
         arena.written(before);
         arena.release(w.buf, 1);
