@@ -24,21 +24,6 @@ export const utf8Slice: (buf: Buffer, start: number, end: number) => string = FA
 const SCRATCH_MAX = 4 * 1024 * 1024;
 let scratch = Buffer.allocUnsafeSlow(64 * 1024);
 
-/** The scratch buffer, at least `worst` bytes (one of its own past {@link SCRATCH_MAX}). */
-function scratchOf(worst: number): Buffer {
-  if (worst <= scratch.length) return scratch;
-  const buf = Buffer.allocUnsafeSlow(worst);
-  if (worst <= SCRATCH_MAX) scratch = buf;
-  return buf;
-}
-
-/** UTF-16 units of the first `n` texts. */
-function unitsOf(texts: readonly string[], n: number): number {
-  let units = 0;
-  for (let i = 0; i < n; i++) units += texts[i]!.length;
-  return units;
-}
-
 /**
  * `texts` as UTF-8, each followed by `delimiter` (one byte, or none), in a new buffer of the exact
  * size. Written text by text into a reused scratch buffer sized for the worst case (3 bytes per
@@ -48,7 +33,14 @@ function unitsOf(texts: readonly string[], n: number): number {
 export function utf8Join(texts: readonly string[], delimiter: number | undefined): Buffer {
   const n = texts.length;
   const dlen = delimiter === undefined ? 0 : 1;
-  const buf = scratchOf(unitsOf(texts, n) * 3 + n * dlen);
+  let units = 0;
+  for (let i = 0; i < n; i++) units += texts[i]!.length;
+  const worst = units * 3 + n * dlen;
+  let buf = scratch;
+  if (worst > buf.length) {
+    buf = Buffer.allocUnsafeSlow(worst);
+    if (worst <= SCRATCH_MAX) scratch = buf;
+  }
   let at = 0;
   for (let i = 0; i < n; i++) {
     at += utf8Write(buf, texts[i]!, at);

@@ -83,14 +83,15 @@ function needsEscape(b: Buffer, words: Uint32Array, start: number, end: number):
     const c = b[i]!;
     if (c < 0x20 || c === 0x22 || c === 0x5c) return true;
   }
-  for (let k = i >>> 2, last = end >>> 2; k < last; k++) {
+  const last = end >>> 2;
+  for (let k = i >>> 2; k < last; k++) {
     const x = words[k]!;
     // per byte: below 0x20 (x - 0x20 borrows into the top bit), or equal to 0x22 or 0x5c (a zero byte after xor)
     const q = x ^ 0x22222222;
     const bs = x ^ 0x5c5c5c5c;
     if (((x - 0x20202020) & ~x & 0x80808080) | ((q - 0x01010101) & ~q & 0x80808080) | ((bs - 0x01010101) & ~bs & 0x80808080)) return true;
-    i = (k + 1) << 2;
   }
+  i = Math.max(i, last << 2);
   for (; i < end; i++) {
     const c = b[i]!;
     if (c < 0x20 || c === 0x22 || c === 0x5c) return true;
