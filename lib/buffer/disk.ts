@@ -5,11 +5,11 @@
  * order is write order and a restart reads them back FIFO. A record holds one or more encoded
  * events ({@link RecordFormat}: `disk` packs many, `disk_v1` one per record).
  *
- * Writing: `push()` encodes synchronously into the open record and schedules a flush after the
- * current turn (at once when source acknowledgements wait); one `db.batch()` is in flight at a
- * time, so everything pushed meanwhile coalesces into the next one (group commit), and puts and
- * deletes reach LevelDB in the order they were made. v2 records are carved from reused 2 MiB
- * slabs and checksummed when their write begins. A write with
+ * Writing: `push()` adds the events to the open record and schedules a flush after the current
+ * turn (at once when source acknowledgements wait); one `db.batch()` is in flight at a time, so
+ * everything pushed meanwhile coalesces into the next one (group commit), and puts and deletes
+ * reach LevelDB in the order they were made. A record is encoded when its write begins (see
+ * "Encoding" below); v2 records are carved from reused 2 MiB slabs and checksummed then. A write with
  * `{ sync: true }` goes out at least every `syncIntervalMs` (500) while anything is unsynced, so
  * everything before it survives a crash.
  *
@@ -33,10 +33,23 @@
  * A write that carries such notifiers is synced at once instead of waiting for the timer, so
  * acknowledging sources are released after one fsync. A failed write settles them `errored`.
  *
- * Size: `max_size` and `buffer_byte_size` count encoded record bytes still on disk, including
- * records handed to the sink and not yet settled (what a restart would replay); so do
- * `buffer_events` and the `*_event_bytes_total` counters. `length` counts events not yet handed
- * out. Under `block`, the gate also closes while more than 32 MiB wait to be written.
+ * Encoding: a record is encoded when its write begins, so one its sink settled before then is
+ * never encoded at all: a reader that keeps up costs neither the disk nor the encoding. Sinks
+ * never change the events they are handed (they may be retried), so the bytes written then are
+ * the ones pushed. Three kinds of record are encoded at push instead: those carrying source
+ * acknowledgements (always written, and an event that cannot be encoded is rejected to its
+ * source), those of a `drop_newest` buffer (what fits is decided on exact sizes), and any pushed
+ * while more than {@link DEFER_BYTES} of records wait unencoded (a slow disk does not keep a
+ * backlog of event objects, only of bytes). An event found not encodable at the write is left out
+ * of its record on disk, counted and logged; the sink still gets it from memory.
+ *
+ * Size: `max_size` and `buffer_byte_size` count record bytes still on disk or to be written,
+ * including records handed to the sink and not yet settled (what a restart would replay); so
+ * does `buffer_events`. A record not yet encoded counts its events' size ({@link batchSize}, the
+ * figure the pipeline's own counters use) until its write encodes it; the
+ * `buffer_*_event_bytes_total` counters count what each record counted when it was pushed.
+ * `length` counts events not yet handed out. Under `block`, the gate also closes while more than
+ * 32 MiB wait to be written.
  */
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -233,11 +246,19 @@ export interface DiskBufferOptions {
   readonly syncIntervalMs?: number;
 }
 
+/** What a record adds to `buffer_byte_size` and the `max_size` count until it is deleted. */
+interface StoredSize {
+  stored: number;
+}
+
 /** A record's write; `settled` once its sink was done with it before the write began (then skipped). */
-interface PutOp {
+interface PutOp extends StoredSize {
   readonly type: 'put';
   readonly key: Buffer;
-  readonly value: Buffer;
+  /** The encoded record; undefined until its write begins when it was sealed unencoded. */
+  value: Buffer | undefined;
+  /** The events of a record sealed unencoded, until it is encoded or settled. */
+  events: Event[] | undefined;
   readonly seq: number;
   settled?: boolean;
 }
@@ -253,7 +274,10 @@ interface TailRecord {
   readonly seq: number;
   readonly key: Buffer;
   readonly events: Event[];
+  /** What the record counted when pushed (tail room, sent bytes). */
   readonly bytes: number;
+  /** Its write: what it counts in the size gauge changes when it is encoded. */
+  readonly put: PutOp;
   /** The events' sizes ({@link batchSize}) when the pushes that filled the record said them. */
   readonly eventBytes: number | undefined;
 }
@@ -261,6 +285,7 @@ interface TailRecord {
 /** A record read from disk whose events are being handed out. */
 interface ReadRecord {
   readonly events: Event[];
+  /** Bytes counted as sent, apportioned to its events. */
   readonly bytes: number;
   /** As {@link TailRecord.eventBytes}; undefined for records read from disk. */
   readonly eventBytes: number | undefined;
@@ -282,6 +307,8 @@ const WRITE_BATCH_BYTES = 4 * 1024 * 1024;
 const WRITE_BATCH_OPS = 4096;
 /** Encoded bytes waiting for or in a write at most, under `block`: a slow disk pushes back too. */
 const WRITE_BACKLOG_BYTES = 32 * 1024 * 1024;
+/** Event bytes of records waiting unencoded at most; beyond, pushes encode at once (module comment). */
+const DEFER_BYTES = 4 * 1024 * 1024;
 
 /** 8-byte big-endian key of a sequence number. */
 export function seqKey(seq: number): Buffer {
@@ -325,6 +352,11 @@ export class DiskBuffer implements EdgeBuffer {
   /** Events of the open record, for the tail, and their sizes while every push into it said them. */
   private openEvents: Event[] = [];
   private openEventBytes: number | undefined = 0;
+  /** The open record is not encoded: its events wait for the write; `openSize` is their size. */
+  private openDeferred = false;
+  private openSize = 0;
+  /** Event bytes of sealed records waiting unencoded. */
+  private deferredBytes = 0;
   private tail: TailRecord[] = [];
   private tailHead = 0;
   private tailBytes = 0;
@@ -434,6 +466,54 @@ export class DiskBuffer implements EdgeBuffer {
       settleAll(events, 'errored');
       return;
     }
+    const size = this.deferrable(events, eventBytes);
+    if (size !== undefined) this.pushUnencoded(events, size);
+    else this.pushEncoded(events, eventBytes);
+  }
+
+  /** The batch's size when it may wait unencoded for its write (module comment), else undefined. */
+  private deferrable(events: EventBatch, eventBytes: number | undefined): number | undefined {
+    if (this.opts.whenFull === 'drop_newest' || this.deferredBytes >= DEFER_BYTES) return undefined;
+    for (let i = 0; i < events.length; i++) if (events[i]!.meta.notifiers) return undefined;
+    if (eventBytes !== undefined) return eventBytes;
+    try {
+      return batchSize(events);
+    } catch {
+      return undefined; // a value the model does not allow (a cycle): the encoder says which event
+    }
+  }
+
+  /** Adds events to the open record without encoding them; `size` is their {@link batchSize}. */
+  private pushUnencoded(events: EventBatch, size: number): void {
+    if (this.openEvents.length > 0 && !this.openDeferred) this.seal();
+    this.openDeferred = true;
+    const { maxEvents, maxBytes } = this.format;
+    const n = events.length;
+    let split = false;
+    let counted = 0;
+    for (let i = 0; i < n; i++) {
+      this.openEvents.push(events[i]!);
+      // integer shares of the batch's size, summing to it exactly
+      const upTo = i === n - 1 ? size : Math.floor((size * (i + 1)) / n);
+      this.openSize += upTo - counted;
+      counted = upTo;
+      if (this.openEvents.length >= maxEvents || this.openSize >= maxBytes) {
+        this.openEventBytes = undefined;
+        this.seal();
+        split = true;
+      }
+    }
+    // the batch's size serves the sink's counters when the batch is one whole part of a record
+    if (!split && this.openEventBytes !== undefined) this.openEventBytes += size;
+    else if (this.openEvents.length > 0) this.openEventBytes = undefined;
+    this.deferredBytes += size;
+    this.accepted(n, size);
+  }
+
+  /** Encodes each event into the open record now. */
+  private pushEncoded(events: EventBatch, eventBytes: number | undefined): void {
+    if (this.openEvents.length > 0 && this.openDeferred) this.seal();
+    this.openDeferred = false;
     const { metrics, maxSize } = this.opts;
     const dropping = this.opts.whenFull === 'drop_newest';
     const b = this.builder;
@@ -454,7 +534,7 @@ export class DiskBuffer implements EdgeBuffer {
         continue;
       }
       const added = b.bytes - before;
-      if (dropping && this.storedBytes + added > maxSize) {
+      if (dropping && this.storedBytes + acceptedBytes + added > maxSize) {
         b.undo();
         const dropped = events.slice(i);
         metrics.discarded.add(dropped.length);
@@ -462,7 +542,6 @@ export class DiskBuffer implements EdgeBuffer {
         settleAll(dropped, 'errored');
         break;
       }
-      this.storedBytes += added;
       acceptedBytes += added;
       accepted++;
       this.openEvents.push(e);
@@ -480,18 +559,24 @@ export class DiskBuffer implements EdgeBuffer {
     // the pushed batch's size serves the sink's counters when the batch is one whole part of a record
     if (!split && accepted === events.length && eventBytes !== undefined && this.openEventBytes !== undefined) this.openEventBytes += eventBytes;
     else this.openEventBytes = undefined;
-    if (accepted === 0) return;
-    this.unwrittenBytes += acceptedBytes;
-    this.storedEvents += accepted;
-    this.unread += accepted;
-    metrics.receivedEvents.add(accepted);
-    metrics.receivedBytes.add(acceptedBytes);
-    metrics.events.add(accepted);
-    metrics.bytes.add(acceptedBytes);
+    if (accepted > 0) this.accepted(accepted, acceptedBytes);
+  }
+
+  /** Counts what a push added (`bytes` as the size gauge counts it) and lets it move on. */
+  private accepted(events: number, bytes: number): void {
+    const { metrics } = this.opts;
+    this.unwrittenBytes += bytes;
+    this.storedBytes += bytes;
+    this.storedEvents += events;
+    this.unread += events;
+    metrics.receivedEvents.add(events);
+    metrics.receivedBytes.add(bytes);
+    metrics.events.add(events);
+    metrics.bytes.add(bytes);
     this.updateGate();
     // a waiting reader takes what was pushed now, from memory: it does not fall behind the tail
     // (and read it back from disk), and what it settles before the write begins is never written
-    if (this.waiter && b.count > 0) this.seal();
+    if (this.waiter && this.openEvents.length > 0) this.seal();
     this.scheduleFlush();
     this.wake();
   }
@@ -499,21 +584,57 @@ export class DiskBuffer implements EdgeBuffer {
   private seal(): void {
     const seq = this.writeSeq++;
     const key = seqKey(seq);
-    const value = this.builder.seal(false); // checksummed when its write begins
     const events = this.openEvents;
     const eventBytes = this.openEventBytes;
+    // an encoded record is checksummed when its write begins; an unencoded one is encoded then
+    const value = this.openDeferred ? undefined : this.builder.seal(false);
+    const stored = value ? value.length : this.openSize;
     this.openEvents = [];
     this.openEventBytes = 0;
-    const put: PutOp = { type: 'put', key, value, seq };
+    this.openSize = 0;
+    const put: PutOp = { type: 'put', key, value, events: value ? undefined : events, seq, stored };
     this.ops.push(put);
     if (this.openAcks.length > 0) {
       this.sealedAcks.push({ seq, notifiers: this.openAcks });
       this.openAcks = [];
     } else this.pendingPuts.set(seq, put);
-    if (this.tailBytes + value.length <= TAIL_BYTES) {
-      this.tail.push({ seq, key, events, bytes: value.length, eventBytes });
-      this.tailBytes += value.length;
+    if (this.tailBytes + stored <= TAIL_BYTES) {
+      this.tail.push({ seq, key, events, bytes: stored, put, eventBytes });
+      this.tailBytes += stored;
     }
+  }
+
+  /**
+   * Encodes a record sealed unencoded, as its write begins; its size in the gauge becomes the
+   * encoded one. An event that cannot be encoded is left out (the sink has it from memory).
+   */
+  private encode(put: PutOp): void {
+    const events = put.events!;
+    const b = this.builder; // empty: flush() sealed the open record first
+    for (let i = 0; i < events.length; i++) {
+      try {
+        b.append(events[i]!);
+      } catch (err) {
+        this.opts.writeErrors.add(1);
+        this.opts.log.error('Event cannot be encoded for the disk buffer; delivered without being stored.', {
+          path: this.opts.dir,
+          error: err instanceof Error ? err.message : String(err),
+        });
+      }
+    }
+    put.events = undefined;
+    this.deferredBytes -= put.stored;
+    if (b.count === 0) {
+      put.settled = true; // nothing of it can be stored: no write (its settling deletes nothing)
+      return;
+    }
+    const value = b.seal(true);
+    const delta = value.length - put.stored;
+    put.value = value;
+    put.stored = value.length;
+    this.storedBytes += delta;
+    this.unwrittenBytes += delta;
+    this.opts.metrics.bytes.add(delta);
   }
 
   private updateGate(): void {
@@ -531,7 +652,7 @@ export class DiskBuffer implements EdgeBuffer {
   }
 
   private onSyncTick(): void {
-    if (this.unsynced || this.ops.length > 0 || this.builder.count > 0) {
+    if (this.unsynced || this.ops.length > 0 || this.openEvents.length > 0) {
       this.syncDue = true;
       this.scheduleFlush();
     }
@@ -541,7 +662,7 @@ export class DiskBuffer implements EdgeBuffer {
   private flush(): void {
     this.flushScheduled = false;
     if (this.writing || this.disposed) return;
-    if (this.builder.count > 0) {
+    if (this.openEvents.length > 0) {
       this.seal();
       this.wake(); // a waiting reader may take the new record from the tail before it is written
     }
@@ -556,9 +677,12 @@ export class DiskBuffer implements EdgeBuffer {
       if (op.type === 'put') {
         upTo = op.seq + 1;
         if (op.settled) continue; // its sink was done with it first: nothing to keep
+        if (op.value === undefined) {
+          this.encode(op);
+          if (op.settled) continue;
+        } else this.format.checksum?.(op.value);
         this.pendingPuts.delete(op.seq);
-        this.format.checksum?.(op.value);
-        bytes += op.value.length;
+        bytes += op.value!.length;
       }
       ops.push(op);
     }
@@ -578,7 +702,7 @@ export class DiskBuffer implements EdgeBuffer {
         this.notifyWritten();
         return;
       }
-      ops = [{ type: 'put', key: SYNC_KEY, value: EMPTY, seq: -1 }];
+      ops = [{ type: 'put', key: SYNC_KEY, value: EMPTY, events: undefined, seq: -1, stored: 0 }];
     }
     const acks = acked > 0 ? sealed.splice(0, acked) : undefined;
     this.inFlightBytes = bytes;
@@ -608,14 +732,14 @@ export class DiskBuffer implements EdgeBuffer {
   private released(ops: Op[]): void {
     const b = this.builder;
     if (!b.release) return;
-    for (const op of ops) if (op.type === 'put' && op.seq >= 0) b.release(op.value);
+    for (const op of ops) if (op.type === 'put' && op.seq >= 0) b.release(op.value!);
   }
 
   private afterBatch(): void {
     this.writing = false;
     this.inFlightBytes = 0;
     this.updateGate();
-    if (this.ops.length > 0 || this.builder.count > 0 || (this.syncDue && this.unsynced)) this.scheduleFlush();
+    if (this.ops.length > 0 || this.openEvents.length > 0 || (this.syncDue && this.unsynced)) this.scheduleFlush();
     this.notifyWritten();
     this.wake();
   }
@@ -638,8 +762,8 @@ export class DiskBuffer implements EdgeBuffer {
       const seq = keySeq(op.key);
       // taken from the tail already, or still in it: delivered from memory, only durability is lost
       if (seq < this.readSeq || cached.has(seq)) continue;
-      events += this.format.countOf(op.value);
-      bytes += op.value.length;
+      events += this.format.countOf(op.value!);
+      bytes += op.stored;
     }
     this.opts.writeErrors.add(1);
     this.opts.log.error('Disk buffer write failed.', { path: this.opts.dir, events_lost: events, error: err });
@@ -671,7 +795,7 @@ export class DiskBuffer implements EdgeBuffer {
 
   /** Nothing pending on the write side that the reader could still receive. */
   private idle(): boolean {
-    return !this.writing && this.ops.length === 0 && this.builder.count === 0;
+    return !this.writing && this.ops.length === 0 && this.openEvents.length === 0;
   }
 
   /** A write landed (or the buffer closed): a waiting pull tries again. */
@@ -709,7 +833,7 @@ export class DiskBuffer implements EdgeBuffer {
       const t = this.tail[this.tailHead]!;
       this.dropTailHead();
       this.readSeq = t.seq + 1;
-      this.enqueue(t.key, t.events, t.bytes, t.eventBytes);
+      this.enqueue(t.key, t.events, t.bytes, t.eventBytes, t.put);
       moved += t.events.length;
     }
     return moved > 0;
@@ -782,33 +906,37 @@ export class DiskBuffer implements EdgeBuffer {
       this.scheduleFlush();
       return 0;
     }
-    this.enqueue(key, events, value.length, undefined);
+    this.enqueue(key, events, value.length, undefined, { stored: value.length });
     return events.length;
   }
 
   /** Queues a record's events for hand-out; one notifier per record deletes it once all settled. */
-  private enqueue(key: Buffer, events: Event[], bytes: number, eventBytes: number | undefined): void {
+  private enqueue(key: Buffer, events: Event[], bytes: number, eventBytes: number | undefined, size: StoredSize): void {
     const n = events.length;
-    const notifier = new BatchNotifier(() => this.recordDone(key, n, bytes));
+    const notifier = new BatchNotifier(() => this.recordDone(key, n, size));
     notifier.retain(n);
     this.queue.push({ events, bytes, eventBytes, notifier, next: 0, sentBytes: 0 });
   }
 
   /** Every event of a record settled: delete it, or never write it if its write has not begun. */
-  private recordDone(key: Buffer, events: number, bytes: number): void {
+  private recordDone(key: Buffer, events: number, size: StoredSize): void {
     if (this.disposed) return; // still on disk: replayed after the restart
     const put = this.pendingPuts.size > 0 ? this.pendingPuts.get(keySeq(key)) : undefined;
     if (put) {
-      // a reader ahead of a slow disk: the write would be followed at once by its delete
+      // a reader ahead of the write: it would be followed at once by its delete
       put.settled = true;
       this.pendingPuts.delete(put.seq);
-      this.unwrittenBytes -= put.value.length;
-      this.builder.release?.(put.value);
-      this.forget(events, bytes, 0);
+      this.unwrittenBytes -= put.stored;
+      if (put.value) this.builder.release?.(put.value);
+      else {
+        put.events = undefined;
+        this.deferredBytes -= put.stored;
+      }
+      this.forget(events, put.stored, 0);
       return;
     }
     this.ops.push({ type: 'del', key });
-    this.forget(events, bytes, 0);
+    this.forget(events, size.stored, 0);
     this.scheduleFlush();
   }
 

@@ -9,7 +9,7 @@
  * against the same minimal consumer in another process; regex-baseline (bare Node: the Apache
  * common-log regex on each line, its named captures copied into the object, then posted as
  * http-baseline does) and regex (socket -> remap(parse_regex) -> http); disk is blackhole behind a
- * disk buffer (max_size 1 GiB) and also reports the store's bytes per event: encoded
+ * disk buffer (max_size 1 GiB) and also reports the store's bytes per event: counted at push
  * (buffer_received_event_bytes_total), on disk at its peak and after the run.
  * Every result also holds this process's CPU time (user + system, all its threads) and the time its
  * main thread spent in garbage collection, both from "go" to the end of the run. Worker threads'

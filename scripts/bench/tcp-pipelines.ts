@@ -86,7 +86,7 @@ interface Result {
   mainCpuSeconds?: number;
   /** Garbage collection on its main thread over the run. */
   gcSeconds: number;
-  /** disk: bytes per event encoded, on disk at the peak, on disk after the run. */
+  /** disk: bytes per event counted at push, on disk at the peak, on disk after the run. */
   encodedPerEvent?: number;
   peakDiskPerEvent?: number;
   diskAfterPerEvent?: number;
@@ -174,6 +174,6 @@ cases.forEach((c, i) => {
   for (const round of rounds) {
     const r = round[i]!;
     if (r.encodedPerEvent !== undefined)
-      console.log(`${c.label}: store bytes per event: ${r.encodedPerEvent.toFixed(1)} encoded, ${r.peakDiskPerEvent!.toFixed(1)} on disk at the peak, ${r.diskAfterPerEvent!.toFixed(1)} on disk after the run`);
+      console.log(`${c.label}: store bytes per event: ${r.encodedPerEvent.toFixed(1)} counted at push, ${r.peakDiskPerEvent!.toFixed(1)} on disk at the peak, ${r.diskAfterPerEvent!.toFixed(1)} on disk after the run`);
   }
 });

@@ -8,7 +8,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ClassicLevel } from 'classic-level';
-import { BatchNotifier, type DeliveryStatus, type Event, type EventBatch, EventMetadata, LogEvent, settleAll } from '../../../lib/event.js';
+import { BatchNotifier, type DeliveryStatus, type Event, type EventBatch, EventMetadata, LogEvent, batchSize, settleAll } from '../../../lib/event.js';
 import { LogRoot } from '../../../lib/log.js';
 import { ComponentTelemetry, MetricsRegistry } from '../../../lib/telemetry/registry.js';
 import { BufferMetrics } from '../../../lib/buffer/index.js';
@@ -221,6 +221,134 @@ for (const [name, format] of [
     });
   });
 }
+
+/** The v2 format, counting the events its builders encode. */
+function countingFormat(): { format: RecordFormat; encoded: () => number } {
+  let n = 0;
+  const format: RecordFormat = {
+    ...diskV2Format,
+    createBuilder() {
+      const b = diskV2Format.createBuilder();
+      const append = b.append.bind(b);
+      b.append = (e) => {
+        append(e);
+        n++;
+      };
+      return b;
+    },
+  };
+  return { format, encoded: () => n };
+}
+
+describe('DiskBuffer encoding records when their write begins', () => {
+  let dataDir: string;
+  let t: ComponentTelemetry;
+  let logs: string[];
+  const open = (format: RecordFormat, whenFull: 'block' | 'drop_newest' = 'block') =>
+    DiskBuffer.open({
+      dir: join(dataDir, 'store'),
+      sinkId: 'out',
+      maxSize: 1 << 30,
+      whenFull,
+      metrics: new BufferMetrics(t),
+      decodeErrors: t.counter('component_errors_total', { error_type: 'decode_failed' }),
+      writeErrors: t.counter('component_errors_total', { error_type: 'write_failed' }),
+      log: new LogRoot('error', { write: (l) => logs.push(l) }).logger(),
+      format,
+    });
+  beforeEach(() => {
+    dataDir = mkdtempSync(join(tmpdir(), 'weir-disk-defer-'));
+    t = new ComponentTelemetry(new MetricsRegistry({}), 'out', 'sink', 't');
+    logs = [];
+  });
+  afterEach(() => rmSync(dataDir, { recursive: true, force: true }));
+
+  it('never encodes what its sink settled before the write began; encodes the rest when written', async () => {
+    const { format, encoded } = countingFormat();
+    const buf = await open(format);
+    const waiting = pullN(buf, 5);
+    buf.push(lines(0, 5)); // taken by the waiting reader at once
+    settleAll(await waiting, 'delivered');
+    expect(encoded()).to.equal(0);
+    buf.push(lines(5, 3)); // nobody takes these: encoded by their write
+    expect(encoded(), 'not at push').to.equal(0);
+    await until(() => encoded() === 3, 2000, 'the write');
+    await buf.dispose();
+    const again = await open(format);
+    const back = await pullN(again, 3);
+    expect(numbers(back)).to.deep.equal([5, 6, 7]);
+    expect((back[1] as LogEvent).fields.message).to.equal(`line 6 ${'x'.repeat(100)}`);
+    settleAll(back, 'delivered');
+    await again.dispose();
+  });
+
+  it('encodes at push what carries source acknowledgements, and what a drop_newest buffer takes', async () => {
+    const { format, encoded } = countingFormat();
+    const buf = await open(format);
+    const notifier = new BatchNotifier(() => {});
+    const acked = lines(0, 2);
+    notifier.retain(2);
+    for (const e of acked) e.meta.notifiers = [notifier];
+    buf.push(acked);
+    expect(encoded()).to.equal(2);
+    settleAll(await pullN(buf, 2), 'delivered');
+    await buf.dispose();
+
+    const counting = countingFormat();
+    const dropping = await open(counting.format, 'drop_newest');
+    dropping.push(lines(0, 4));
+    expect(counting.encoded()).to.equal(4);
+    settleAll(await pullN(dropping, 4), 'delivered');
+    await dropping.dispose();
+  });
+
+  it('encodes at push once 4 MiB of records wait unencoded behind a slow disk', async () => {
+    const io = interceptBatches();
+    try {
+      const { format, encoded } = countingFormat();
+      const buf = await open(format);
+      io.holdWrites();
+      buf.push(lines(0, 1));
+      await until(() => io.calls.length === 1, 2000, 'the first write');
+      let n = 1;
+      while (encoded() === 1 && n < 200_000) {
+        buf.push(lines(n, 1000));
+        n += 1000;
+      }
+      const size = batchSize(lines(0, 1000)) / 1000;
+      expect(n * size, 'unencoded records waited').to.be.at.least(4 * 1024 * 1024);
+      expect(n * size).to.be.below(4 * 1024 * 1024 + 1000 * size * 2);
+      expect(encoded(), 'the push past the bound encoded its events').to.be.greaterThan(1);
+      io.release();
+      const got = await pullN(buf, n);
+      expect(numbers(got)).to.deep.equal(Array.from({ length: n }, (_, i) => i));
+      settleAll(got, 'delivered');
+      await buf.dispose();
+    } finally {
+      io.release();
+      io.restore();
+    }
+  });
+
+  it('delivers from memory an event it cannot encode at the write, counts it, and stores the rest', async () => {
+    const buf = await open(diskV2Format);
+    const cyclic: Record<string, unknown> = { a: 1 };
+    cyclic.self = cyclic;
+    const bad = new LogEvent({ message: 'bad', n: 99, c: cyclic as never }, new EventMetadata('in', 'demo_logs'));
+    // a size said by the pusher: the event waits unencoded like any other
+    buf.push([...lines(0, 1), bad, ...lines(1, 1)], 300);
+    await until(() => t.registry.sum('component_errors_total', { component_id: 'out', error_type: 'write_failed' }) === 1, 2000, 'the write');
+    expect(logs.join('')).to.contain('cannot be encoded');
+    const got = await pullN(buf, 3);
+    expect(numbers(got)).to.deep.equal([0, 99, 1]);
+    await buf.dispose(); // unsettled: what was stored replays
+    const again = await open(diskV2Format);
+    const back = await pullN(again, again.length);
+    expect(numbers(back)).to.deep.equal([0, 1]);
+    settleAll(back, 'delivered');
+    await again.dispose();
+  });
+});
 
 describe('DiskBuffer reusing record memory', () => {
   it('reuses the memory of records never written or already written, without touching records still to write', async function () {

@@ -187,8 +187,12 @@ for (const type of ['disk', 'disk_v1'] as const) {
       settleAll(got.slice(0, 4), 'delivered');
       expect(h.metric('buffer_events')).to.equal(0);
       expect(h.metric('buffer_byte_size')).to.equal(0);
-      buf.push(lines(4, 3));
-      const held = h.metric('buffer_byte_size');
+      const more = lines(4, 3);
+      buf.push(more);
+      // not encoded until its write begins: counted by the events' size until then
+      expect(h.metric('buffer_byte_size')).to.equal(batchSize(more));
+      await until(() => h.metric('buffer_byte_size') !== batchSize(more), 2000, 'the write');
+      const held = h.metric('buffer_byte_size'); // the encoded size, which the restart counts
       await buf.dispose();
 
       const h2 = { ...h, registry: new MetricsRegistry({}) };
