@@ -16,9 +16,11 @@
  * factor is read at each resize: this module keeps it at 1 until the first collection is reported
  * (modules load meanwhile), then picks the factor that lands on {@link SEMI_SPACE_MIB} and sets it
  * back to 1 there. The price is CPU: young collections come more often, so more events that wait
- * for their request are promoted and the old generation is collected more often; 12 MiB costs little
- * CPU, 8 MiB costs the regex path a fifth of its throughput (docs/memory.md has the figures). Worker threads' young generations still grow to V8's maximum (their isolates do not
- * follow the factor), so this bounds the main thread only.
+ * for their request are promoted and the old generation is collected more often. Since events are
+ * encoded straight to bytes and let go once encoded, 8 MiB keeps the http and regex paths at the
+ * throughput of 12 or 16 MiB and takes 10 to 15 MiB off their peak (docs/memory.md has the figures).
+ * Worker threads do not follow the factor; their young generation is bounded by the pool's
+ * `resourceLimits` (lib/threads/pool.ts).
  *
  * Importing this module sets both for the whole process, as the CLI does first.
  */
@@ -28,7 +30,7 @@ import { getHeapSpaceStatistics, setFlagsFromString } from 'node:v8';
 /** Growth of the old-generation limit over the live size after a full collection, in percent. */
 export const HEAP_GROWING_PERCENT = 50;
 /** Size of one young-generation semi-space the growth stops at, in MiB (V8's default maximum: 16). */
-export const SEMI_SPACE_MIB = 12;
+export const SEMI_SPACE_MIB = 8;
 
 setFlagsFromString(`--heap-growing-percent=${HEAP_GROWING_PERCENT}`);
 
