@@ -106,6 +106,8 @@ export class EncodedLogEvent extends LogEvent {
     readonly end: number,
     /** {@link eventSize} of the event the record was encoded from. */
     readonly eventBytes: number,
+    /** The answer's records still to be copied into bodies, when its buffer goes back to its worker. */
+    readonly records?: AnswerRecords,
   ) {
     super(NO_FIELDS, meta);
   }
@@ -133,7 +135,25 @@ export class EncodedLogEvent extends LogEvent {
     return { message: text };
   }
   override clone(): EncodedLogEvent {
-    return new EncodedLogEvent(this.meta.clone(), this.bytes, this.start, this.end, this.eventBytes);
+    // a copy reads the record whenever it likes: its own bytes, never given back
+    return new EncodedLogEvent(this.meta.clone(), Buffer.from(this.bytes.subarray(this.start, this.end)), 0, this.end - this.start, this.eventBytes);
+  }
+}
+
+/**
+ * The records of one worker answer not yet copied into a request body. A sink that copied `n` of
+ * them and reads them no more says {@link done}; when none is left the answer's buffer goes back to
+ * the worker that wrote it, which writes later answers into it (docs/threads.md). Records a sink
+ * drops are never counted off: their buffer is then left to the collector, as any other.
+ */
+export class AnswerRecords {
+  constructor(
+    private pending: number,
+    private readonly giveBack: () => void,
+  ) {}
+  done(n: number): void {
+    this.pending -= n;
+    if (this.pending === 0) this.giveBack();
   }
 }
 

@@ -56,6 +56,16 @@ interface Segment {
 }
 
 const segments = new Map<number, Segment | Promise<Segment | undefined>>();
+
+/**
+ * Size of the buffers a piece's records are written into (a piece is at most a 128 KiB slab of
+ * lines; records that need more move into a larger one). Each goes to the main thread with its
+ * answer and comes back once its records are in request bodies (`recycle`).
+ */
+const ANSWER_BYTES = 256 * 1024;
+/** Buffers given back and kept for the next answers, at most. */
+const FREE_ANSWERS = 16;
+const answerBuffers: Buffer[] = [];
 const logRoot = new LogRoot('info', { write() {} });
 
 /** Builds a segment from its set-up; records logged while building are the main thread's to log, not ours. */
@@ -108,7 +118,7 @@ async function build(s: SegmentSetup): Promise<Segment> {
     stages,
     sent,
     writeText: (e, w) => encoder.writeText(e, w),
-    writer: new Utf8Writer(),
+    writer: new Utf8Writer(ANSWER_BYTES),
     // one ASCII byte (',' or a newline) wherever the body joins records
     separator: encoder.separator === undefined ? undefined : encoder.separator.charCodeAt(0),
     sinkEvents: new SinkEvents(sinkCtx),
@@ -198,8 +208,9 @@ function handle(seg: Segment, p: Piece): PieceResult {
     eventBytes[kept] = eventSize(e);
     kept++;
   }
-  // the records' bytes in a buffer of their own, moved to the main thread without a copy
-  const records = w.take();
+  // the records' bytes move to the main thread where they were written, without a copy; the next
+  // piece's go into a buffer the main thread gave back, or a new one
+  const records = w.detach(answerBuffers.pop() ?? Buffer.allocUnsafeSlow(ANSWER_BYTES));
   return {
     kind: 'result',
     segment: p.segment,
@@ -234,6 +245,9 @@ port.on('message', (m: ToWorker) => {
     segments.set(m.segment, built);
     void built.then((seg) => seg && segments.set(m.segment, seg));
   } else if (m.kind === 'teardown') segments.delete(m.segment);
+  else if (m.kind === 'recycle') {
+    if (m.buffer.byteLength === ANSWER_BYTES && answerBuffers.length < FREE_ANSWERS) answerBuffers.push(Buffer.from(m.buffer));
+  }
   else {
     const seg = segments.get(m.segment);
     if (seg === undefined) return send(failedResult(m.segment, m.seq, 'segment not set up'));

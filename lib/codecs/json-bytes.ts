@@ -59,9 +59,14 @@ export class Utf8Writer {
     this.pos += utf8Write(this.buf, s, this.pos);
   }
   /** The bytes written, in a buffer with an ArrayBuffer of its own (transferable); the writer starts over. */
-  take(): Buffer {
-    const out = Buffer.allocUnsafeSlow(this.pos);
-    this.buf.copy(out, 0, 0, this.pos);
+  /**
+   * The bytes written so far, where they were written (the buffer is handed over: nothing is
+   * written into it again); writing goes on at the start of `next` (a buffer of its own ArrayBuffer).
+   */
+  detach(next: Buffer): Buffer {
+    const out = this.buf.subarray(0, this.pos);
+    this.buf = next;
+    this.words = wordsOf(next);
     this.pos = 0;
     this.mark = 0;
     return out;

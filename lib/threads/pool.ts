@@ -35,9 +35,13 @@ export class WorkerPool {
   private readonly slots: Slot[] = [];
   private readonly setups = new Map<number, SegmentSetup>();
   private readonly handlers = new Map<number, SegmentHandler>();
+  /** The worker each answer's buffer came from, until it is given back. */
+  private readonly writers = new WeakMap<ArrayBufferLike, Worker>();
   private closing = false;
   /** Workers started, replacements included (tests, metrics). */
   started = 0;
+  /** Answer buffers given back to their workers (tests). */
+  recycled = 0;
 
   private readonly log: Logger;
 
@@ -105,8 +109,22 @@ export class WorkerPool {
     else if (m.kind === 'setup-failed') this.handlers.get(m.segment)?.setupFailed(m.error);
     else {
       slot.pending.delete(keyOf(m));
+      if (m.bytes.byteLength > 0) this.writers.set(m.bytes.buffer, slot.worker);
       this.handlers.get(m.segment)?.result(m);
     }
+  }
+
+  /**
+   * An answer's records were all copied into bodies and are read no more: its buffer goes back to
+   * the worker that wrote it (moved, so nothing here can touch it again), unless that one is gone.
+   */
+  recycle(buffer: ArrayBufferLike): void {
+    const worker = this.writers.get(buffer);
+    if (worker === undefined) return;
+    this.writers.delete(buffer);
+    if (this.closing || !this.slots.some((s) => s.worker === worker)) return;
+    worker.postMessage({ kind: 'recycle', buffer }, [buffer as ArrayBuffer]);
+    this.recycled++;
   }
 
   /** Replaces a worker that ended while running, and sends what it held to the live ones. */

@@ -42,7 +42,16 @@ export interface Piece {
   readonly final: boolean;
 }
 
-export type ToWorker = SegmentSetup | SegmentTeardown | Piece;
+/**
+ * An answer's buffer given back (transferred) once all its records were copied into request
+ * bodies: the worker writes its next answers into it instead of new memory.
+ */
+export interface Recycle {
+  readonly kind: 'recycle';
+  readonly buffer: ArrayBuffer;
+}
+
+export type ToWorker = SegmentSetup | SegmentTeardown | Piece | Recycle;
 
 /** Counter increments of the segment's components: `[name, tags, delta]`. */
 export type CounterDelta = readonly [string, Readonly<Record<string, string>>, number];
@@ -52,7 +61,7 @@ export interface PieceResult {
   readonly kind: 'result';
   readonly segment: number;
   readonly seq: number;
-  /** The records' UTF-8 bytes back to back (transferred). */
+  /** The records' UTF-8 bytes back to back, at the start of a buffer of the worker's (transferred). */
   readonly bytes: Uint8Array;
   /** End offset of each record in `bytes`. */
   readonly ends: Uint32Array;

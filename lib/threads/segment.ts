@@ -7,7 +7,7 @@
  */
 import type { ComponentContext, ThreadedIntake } from '../component.js';
 import { frameDiscardReporter } from '../codecs/index.js';
-import { EncodedLogEvent, type EventBatch, EventMetadata } from '../event.js';
+import { AnswerRecords, EncodedLogEvent, type EventBatch, EventMetadata } from '../event.js';
 import { AllGate, GateController } from '../gate.js';
 import type { MetricsRegistry } from '../telemetry/registry.js';
 import type { WorkerPool } from './pool.js';
@@ -192,12 +192,16 @@ export class ThreadedSegment implements ThreadedIntake {
     const meta = new EventMetadata(this.o.source.id, this.o.source.type);
     const batch: EventBatch = new Array(n);
     const records = Buffer.from(r.bytes.buffer, r.bytes.byteOffset, r.bytes.byteLength);
+    // once the sink copied every record into a body, the buffer goes back to its worker for reuse
+    // (a steady flow of new buffers would otherwise cost a full collection every few hundred)
+    const pool = this.o.pool;
+    const answer = new AnswerRecords(n, () => pool.recycle(r.bytes.buffer));
     let bytes = 0;
     let from = 0;
     for (let i = 0; i < n; i++) {
       const to = r.ends[i]!;
       const b = r.eventBytes[i]!;
-      batch[i] = new EncodedLogEvent(meta, records, from, to, b);
+      batch[i] = new EncodedLogEvent(meta, records, from, to, b, answer);
       bytes += b;
       from = to + r.gap;
     }

@@ -172,10 +172,13 @@ export function createHttpEncoder(config: Pick<HttpSinkConfig, 'encoding' | 'pay
     },
     release: (items) => {
       for (let i = 0; i < items.length; ) {
-        const buf = items[i]!.bytes;
+        const first = items[i]!;
+        const buf = first.bytes;
         let j = i + 1;
         while (j < items.length && items[j]!.bytes === buf) j++;
-        if (!(items[i] instanceof EncodedLogEvent)) arena.release(buf, j - i);
+        // a worker's answer goes back to it once all its records are in bodies (docs/threads.md)
+        if (first instanceof EncodedLogEvent) first.records?.done(j - i);
+        else arena.release(buf, j - i);
         i = j;
       }
     },

@@ -12,10 +12,25 @@ function bytesOf(v: Value): Buffer {
   const w = new Utf8Writer(4);
   w.ascii('>');
   writeJSONDefault(w, v);
-  return w.take().subarray(1);
+  return w.detach(Buffer.alloc(4)).subarray(1);
 }
 
 const same = (v: Value): void => void expect(bytesOf(v).equals(Buffer.from(valueToJSONText(v), 'utf8')), valueToJSONText(v)).to.equal(true);
+
+describe('Utf8Writer.detach', () => {
+  it('hands over the bytes where they were written and goes on in the next buffer', () => {
+    const first = Buffer.allocUnsafeSlow(16);
+    const w = new Utf8Writer(16);
+    w.utf8('héllo');
+    const out = w.detach(first);
+    expect(out.toString('utf8')).to.equal('héllo');
+    w.utf8('next record, longer than sixteen bytes');
+    expect(out.toString('utf8'), 'the handed-over bytes are not written again').to.equal('héllo');
+    const again = w.detach(Buffer.allocUnsafeSlow(8));
+    expect(again.toString('utf8')).to.equal('next record, longer than sixteen bytes');
+    expect(w.pos).to.equal(0);
+  });
+});
 
 describe('lib/codecs/json-bytes', () => {
   it('the UTF-8 of the text form: strings that need escaping, lone surrogates, numbers, timestamps, floats, regexes', () => {
@@ -102,7 +117,7 @@ describe('lib/codecs/json-bytes', () => {
       const s = createSerializer(encoding);
       const w = new Utf8Writer(8);
       s.writeText(e, w);
-      expect(w.take().toString('utf8'), JSON.stringify(encoding)).to.equal(s.serializeText(e));
+      expect(w.detach(Buffer.alloc(4)).toString('utf8'), JSON.stringify(encoding)).to.equal(s.serializeText(e));
     }
   });
 });

@@ -10,12 +10,14 @@ import { ThreadedSegment } from '../../../lib/threads/segment.js';
 /** A pool that keeps the pieces; the test answers them in any order. */
 function fakePool(size = 1) {
   const pieces: Piece[] = [];
+  const recycled: ArrayBufferLike[] = [];
   let handler: { result(r: PieceResult): void } | undefined;
   const pool = {
     size,
     register: (_s: SegmentSetup, h: { result(r: PieceResult): void }) => (handler = h),
     unregister: () => {},
     dispatch: (p: Piece) => pieces.push(p),
+    recycle: (b: ArrayBufferLike) => recycled.push(b),
   };
   /** Answers a piece as a worker would for a pipeline that keeps every line as its own record. */
   const answer = (p: Piece, counters: PieceResult['counters'] = []) => {
@@ -38,7 +40,7 @@ function fakePool(size = 1) {
       counters,
     });
   };
-  return { pool: pool as unknown as WorkerPool, pieces, answer };
+  return { pool: pool as unknown as WorkerPool, pieces, answer, recycled };
 }
 
 function segment(size = 1, maxLength = 100) {
@@ -46,6 +48,7 @@ function segment(size = 1, maxLength = 100) {
   const registry = new MetricsRegistry({});
   const source = componentContext({ id: 'in', kind: 'source', type: 'socket', registry });
   const out: string[] = [];
+  const events: EncodedLogEvent[] = [];
   const decoded: number[] = [];
   const seg = new ThreadedSegment({
     pool: f.pool,
@@ -56,9 +59,10 @@ function segment(size = 1, maxLength = 100) {
     decoded: (n) => decoded.push(n),
     emit: (batch: EventBatch) => {
       for (const e of batch) out.push((e as EncodedLogEvent).text);
+      events.push(...(batch as EncodedLogEvent[]));
     },
   });
-  return { ...f, seg, out, decoded, registry };
+  return { ...f, seg, out, events, decoded, registry };
 }
 
 const text = (p: Piece) => Buffer.from(p.bytes).toString();
@@ -143,6 +147,29 @@ describe('threaded segment (main thread side)', () => {
     await drained;
     expect(registry.sum('component_sent_events_total', { component_id: 'in' })).to.equal(2);
     expect(decoded).to.deep.equal([2]);
+  });
+
+  it("gives an answer's buffer back once the sink copied all its records, not before", () => {
+    const { seg, pieces, answer, events, recycled } = segment();
+    const c = seg.connection('h', 1);
+    c.push(Buffer.from('a1\na2\na3\n'));
+    c.push(Buffer.from('b1\n'));
+    answer(pieces[0]!);
+    answer(pieces[1]!);
+    const [a1, a2, a3, b1] = events;
+    expect(a1!.records).to.equal(a3!.records);
+    expect(a1!.records).to.not.equal(b1!.records);
+    a1!.records!.done(2); // a run of two records copied into one body
+    expect(recycled).to.deep.equal([]);
+    a3!.records!.done(1);
+    expect(recycled).to.deep.equal([a2!.bytes.buffer]);
+    b1!.records!.done(1);
+    expect(recycled).to.have.length(2);
+    // a copy of a record keeps bytes of its own: it never holds a buffer that goes back
+    const copy = b1!.clone();
+    expect(copy.records).to.equal(undefined);
+    b1!.bytes.fill(0x20); // the answer's buffer written again
+    expect(copy.text).to.equal('b1');
   });
 
   it('counts a piece no worker could process in component_errors_total (worker_failed)', () => {

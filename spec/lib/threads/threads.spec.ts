@@ -65,6 +65,8 @@ describe('pipeline threads (docs/threads.md)', function () {
     expect(got.length).to.equal(n);
     for (let i = 0; i < n; i++) if (got[i] !== i) expect.fail(`record ${i} is ${String(got[i])}`);
     expect(topology.workerPool?.size).to.equal(2);
+    // answers' buffers went back to their workers for later answers, and every record above is intact
+    expect(topology.workerPool!.recycled).to.be.greaterThan(0);
     await topology.stop(5000);
   });
 
