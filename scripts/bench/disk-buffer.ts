@@ -5,8 +5,9 @@
  *
  * Each variant runs in its own process (clean peak RSS) in three phases: push everything while
  * the gate allows (writes complete), pull + settle everything (deletes complete), and a streaming
- * run where a reader drains while the producer pushes. Prints events/s, MiB/s of encoded bytes,
- * bytes per event (encoded, and on disk after the write phase) and peak RSS.
+ * run where a reader drains while the producer pushes. Prints events/s, MiB/s of the bytes the
+ * buffer counts, bytes per event (as `buffer_byte_size` counts them after the push phase: encoded
+ * once written, the events' size until then; and on disk after the write phase) and peak RSS.
  */
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
@@ -91,7 +92,7 @@ async function run(variant: Variant, events: number): Promise<Record<string, num
     let t0 = process.hrtime.bigint();
     await pushAll(buf, events);
     buf.close(); // flushes; pull below waits for the writes
-    const encoded = registry.sum('buffer_byte_size');
+    const counted = registry.sum('buffer_byte_size');
     const first = await buf.pull(1);
     const pushMs = ms(t0);
     settleAll(first ?? [], 'delivered');
@@ -113,12 +114,12 @@ async function run(variant: Variant, events: number): Promise<Record<string, num
     const mib = (bytes: number, t: number) => bytes / 1024 / 1024 / (t / 1000);
     return {
       pushEventsPerSec: Math.round(events / (pushMs / 1000)),
-      pushMiBps: +mib(encoded || inputBytes, pushMs).toFixed(1),
+      pushMiBps: +mib(counted || inputBytes, pushMs).toFixed(1),
       pullEventsPerSec: Math.round(events / (pullMs / 1000)),
       streamEventsPerSec: Math.round(events / (streamMs / 1000)),
       streamMiBps: +mib(inputBytes, streamMs).toFixed(1),
       inputBytesPerEvent: +(inputBytes / events).toFixed(1),
-      encodedBytesPerEvent: +(encoded / events).toFixed(1),
+      countedBytesPerEvent: +(counted / events).toFixed(1),
       onDiskBytesPerEvent: +(onDisk / events).toFixed(1),
       peakRssMiB: Math.round(process.resourceUsage().maxRSS / 1024),
     };
