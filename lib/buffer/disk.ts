@@ -928,7 +928,8 @@ export class DiskBuffer implements EdgeBuffer {
       this.pendingPuts.delete(put.seq);
       this.unwrittenBytes -= put.stored;
       if (put.value) this.builder.release?.(put.value);
-      else {
+      else if (put.events) {
+        // never encoded (one whose events all failed to encode was, and let them go then)
         put.events = undefined;
         this.deferredBytes -= put.stored;
       }

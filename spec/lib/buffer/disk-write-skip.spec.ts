@@ -341,6 +341,14 @@ describe('DiskBuffer encoding records when their write begins', () => {
     expect(logs.join('')).to.contain('cannot be encoded');
     const got = await pullN(buf, 3);
     expect(numbers(got)).to.deep.equal([0, 99, 1]);
+    // a record of nothing but such events is not written at all; settling it empties the counts
+    const alone = new LogEvent({ message: 'alone', n: 98, c: cyclic as never }, new EventMetadata('in', 'demo_logs'));
+    buf.push([alone], 100);
+    await until(() => t.registry.sum('component_errors_total', { component_id: 'out', error_type: 'write_failed' }) === 2, 2000, 'the second write');
+    const lone = await pullN(buf, 1);
+    expect(numbers(lone)).to.deep.equal([98]);
+    settleAll(lone, 'delivered');
+    expect(t.registry.sum('buffer_events', { component_id: 'out' })).to.equal(3);
     await buf.dispose(); // unsettled: what was stored replays
     const again = await open(diskV2Format);
     const back = await pullN(again, again.length);
