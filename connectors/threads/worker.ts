@@ -247,8 +247,7 @@ port.on('message', (m: ToWorker) => {
   } else if (m.kind === 'teardown') segments.delete(m.segment);
   else if (m.kind === 'recycle') {
     if (m.buffer.byteLength === ANSWER_BYTES && answerBuffers.length < FREE_ANSWERS) answerBuffers.push(Buffer.from(m.buffer));
-  }
-  else {
+  } else {
     const seg = segments.get(m.segment);
     if (seg === undefined) return send(failedResult(m.segment, m.seq, 'segment not set up'));
     const run = (s: Segment | undefined) => {

@@ -58,7 +58,6 @@ export class Utf8Writer {
     this.ensure(s.length * 3);
     this.pos += utf8Write(this.buf, s, this.pos);
   }
-  /** The bytes written, in a buffer with an ArrayBuffer of its own (transferable); the writer starts over. */
   /**
    * The bytes written so far, where they were written (the buffer is handed over: nothing is
    * written into it again); writing goes on at the start of `next` (a buffer of its own ArrayBuffer).
