@@ -20,7 +20,10 @@
  * encoded straight to bytes and let go once encoded, 8 MiB keeps the http and regex paths at the
  * throughput of 12 or 16 MiB and takes 10 to 15 MiB off their peak (docs/memory.md has the figures).
  * Worker threads do not follow the factor; their young generation is bounded by the pool's
- * `resourceLimits` (lib/threads/pool.ts).
+ * `resourceLimits` (lib/threads/pool.ts). The factor is set when V8 reports a collection, which
+ * reaches JavaScript on the next turn of the event loop: a turn that allocates more than a
+ * semi-space on its own, right after the growth, could grow it once more (to V8's maximum). A
+ * daemon's turns (one socket read, one batch) are far shorter.
  *
  * Importing this module sets both for the whole process, as the CLI does first.
  */

@@ -29,12 +29,17 @@ const run = (code: string): Promise<number> =>
     execFile(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', code], (err, out) => (err ? reject(err) : resolve(Number(out.trim())))),
   );
 
-/** Objects that survive young collections, allocated over many turns of the event loop. */
+/**
+ * Objects that survive young collections, allocated over many turns of the event loop, each turn
+ * (about 1 MiB) shorter than a semi-space's worth, as a daemon's turns are: the module reacts to a
+ * collection one turn later, so a single turn allocating more than a semi-space could grow the young
+ * generation once more (lib/heap-growth.ts).
+ */
 const survivors = `
 let keep = [];
-for (let turn = 0; turn < 40; turn++) {
+for (let turn = 0; turn < 200; turn++) {
   await new Promise((resolve) => setImmediate(resolve));
-  for (let i = 0; i < 100000; i++) {
+  for (let i = 0; i < 20000; i++) {
     keep.push({ n: i, s: 'x' + i });
     if (keep.length > 150000) keep = [];
   }
