@@ -41,7 +41,8 @@
  * source), those of a `drop_newest` buffer (what fits is decided on exact sizes), and any pushed
  * while more than {@link DEFER_BYTES} of records wait unencoded (a slow disk does not keep a
  * backlog of event objects, only of bytes). An event found not encodable at the write is left out
- * of its record on disk, counted and logged; the sink still gets it from memory.
+ * of its record on disk, counted and logged; the sink still gets it from memory while the tail
+ * holds its record, and it is lost when its record is to be read back from disk.
  *
  * Size: `max_size` and `buffer_byte_size` count record bytes still on disk or to be written,
  * including records handed to the sink and not yet settled (what a restart would replay); so
@@ -261,6 +262,8 @@ interface PutOp extends StoredSize {
   events: Event[] | undefined;
   readonly seq: number;
   settled?: boolean;
+  /** The in-memory tail holds its events: the reader takes them from there, never from the disk. */
+  held?: boolean;
 }
 type Op = PutOp | { type: 'del'; key: Buffer };
 
@@ -601,22 +604,27 @@ export class DiskBuffer implements EdgeBuffer {
     if (this.tailBytes + stored <= TAIL_BYTES) {
       this.tail.push({ seq, key, events, bytes: stored, put, eventBytes });
       this.tailBytes += stored;
+      put.held = true;
     }
   }
 
   /**
    * Encodes a record sealed unencoded, as its write begins; its size in the gauge becomes the
-   * encoded one. An event that cannot be encoded is left out (the sink has it from memory).
+   * encoded one. An event that cannot be encoded is left out: the sink still gets it when the tail
+   * holds the record; otherwise the reader will read the record from disk, so it is lost (counted
+   * and logged; it carries no acknowledgement, or it would have been encoded at its push).
    */
   private encode(put: PutOp): void {
     const events = put.events!;
     const b = this.builder; // empty: flush() sealed the open record first
+    let lost = 0;
     for (let i = 0; i < events.length; i++) {
       try {
         b.append(events[i]!);
       } catch (err) {
+        lost++;
         this.opts.writeErrors.add(1);
-        this.opts.log.error('Event cannot be encoded for the disk buffer; delivered without being stored.', {
+        this.opts.log.error(put.held ? 'Event cannot be encoded for the disk buffer; delivered without being stored.' : 'Event cannot be encoded for the disk buffer; dropped.', {
           path: this.opts.dir,
           error: err instanceof Error ? err.message : String(err),
         });
@@ -624,8 +632,16 @@ export class DiskBuffer implements EdgeBuffer {
     }
     put.events = undefined;
     this.deferredBytes -= put.stored;
+    if (lost > 0 && !put.held) this.forget(lost, 0, lost);
     if (b.count === 0) {
-      put.settled = true; // nothing of it can be stored: no write (its settling deletes nothing)
+      // nothing of it can be stored: no write
+      put.settled = true;
+      if (!put.held) {
+        // and no reader will settle it: it leaves the counts now
+        this.pendingPuts.delete(put.seq);
+        this.unwrittenBytes -= put.stored;
+        this.forget(0, put.stored, 0);
+      }
       return;
     }
     const value = b.seal(true);

@@ -330,6 +330,27 @@ describe('DiskBuffer encoding records when their write begins', () => {
     }
   });
 
+  it('counts off an event it cannot encode in a record the reader will read from disk (beyond the tail)', async () => {
+    const format: RecordFormat = { ...diskV2Format, maxEvents: 2 }; // two ~100 KB events per record: the 4 MiB tail holds about 40
+    const buf = await open(format);
+    const cyclic: Record<string, unknown> = { a: 1 };
+    cyclic.self = cyclic;
+    const events: LogEvent[] = Array.from({ length: 60 }, (_, i) => new LogEvent({ message: 'x'.repeat(100_000), n: i }, new EventMetadata('in', 'demo_logs')));
+    // past the tail: one record with one bad event, one record of two bad events
+    for (const i of [50, 52, 53]) events[i] = new LogEvent({ message: 'bad', n: i, c: cyclic as never }, new EventMetadata('in', 'demo_logs'));
+    buf.push(events, 60 * 100_000); // a size said by the pusher: the records wait unencoded
+    await until(() => t.registry.sum('component_errors_total', { component_id: 'out', error_type: 'write_failed' }) === 3, 5000, 'the writes');
+    expect(buf.length, 'the lost events are counted off').to.equal(57);
+    expect(t.registry.sum('buffer_events', { component_id: 'out' })).to.equal(57);
+    expect(logs.join('')).to.contain('dropped');
+    const got = await pullN(buf, 57);
+    expect(numbers(got)).to.deep.equal(Array.from({ length: 60 }, (_, i) => i).filter((i) => ![50, 52, 53].includes(i)));
+    settleAll(got, 'delivered');
+    await until(() => t.registry.sum('buffer_events', { component_id: 'out' }) === 0, 2000, 'the deletes');
+    expect(t.registry.sum('buffer_byte_size', { component_id: 'out' })).to.equal(0);
+    await buf.dispose();
+  });
+
   it('delivers from memory an event it cannot encode at the write, counts it, and stores the rest', async () => {
     const buf = await open(diskV2Format);
     const cyclic: Record<string, unknown> = { a: 1 };
