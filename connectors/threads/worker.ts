@@ -10,11 +10,12 @@ import type { ComponentKind, TransformDef } from '../../lib/component.js';
 import { componentContext, sinkContext } from '../../lib/component-context.js';
 import { type Event, type EventBatch, type RoutedBatch, batchSize, eventSize, settleAll } from '../../lib/event.js';
 import { LogRoot } from '../../lib/log.js';
-import { Utf8Writer } from '../../lib/codecs/json-bytes.js';
+import { Utf8Writer, isVerbatimAscii } from '../../lib/codecs/json-bytes.js';
 import type { StreamDecoder } from '../../lib/codecs/index.js';
 import { type CounterDelta, type FromWorker, type Piece, type PieceResult, type SegmentSetup, type ToWorker, failedResult } from '../../lib/threads/protocol.js';
 import { type Counter, MetricsRegistry, type Series } from '../../lib/telemetry/registry.js';
 import { SinkEvents } from '../shared/sink-events.js';
+import { type RecordTemplate, recordTemplate, writeVerbatim } from './verbatim.js';
 
 const port = parentPort!;
 const post = (m: FromWorker, transfer?: ArrayBuffer[]) => port.postMessage(m, transfer ?? []);
@@ -53,7 +54,14 @@ interface Segment {
   readonly sinkDiscarded: Counter;
   readonly registry: MetricsRegistry;
   readonly lastValues: Map<Series, number>;
+  /** Lines may be written straight into records (verbatim.ts): no transforms, the source's `bytes` codec. */
+  readonly verbatim: boolean;
 }
+
+/** A piece's records as they are written: each one's end offset and its event's size (grown as needed, reused). */
+let recordEnds = new Uint32Array(4096);
+let recordSizes = new Uint32Array(4096);
+let recordCount = 0;
 
 const segments = new Map<number, Segment | Promise<Segment | undefined>>();
 
@@ -127,6 +135,7 @@ async function build(s: SegmentSetup): Promise<Segment> {
     sinkDiscarded: sinkCtx.telemetry.counter('component_discarded_events_total', { intentional: 'false' }),
     registry,
     lastValues: new Map(),
+    verbatim: s.transforms.length === 0 && (s.source.options as { decoding?: { codec?: string } }).decoding?.codec === 'bytes',
   };
 }
 
@@ -156,11 +165,46 @@ function runStage(stage: Stage, batch: EventBatch): EventBatch {
   return result;
 }
 
-function handle(seg: Segment, p: Piece): PieceResult {
+/** Closes the record just written: its end, its event's size. */
+function recorded(end: number, size: number): void {
+  if (recordCount === recordEnds.length) {
+    const ends = new Uint32Array(recordCount * 2);
+    ends.set(recordEnds);
+    recordEnds = ends;
+    const sizes = new Uint32Array(recordCount * 2);
+    sizes.set(recordSizes);
+    recordSizes = sizes;
+  }
+  recordEnds[recordCount] = end;
+  recordSizes[recordCount++] = size;
+}
+
+/** Writes an event's record (after the body's separator when it is not the first); counts one it cannot encode as the sink would. */
+function writeRecord(seg: Segment, e: Event): void {
+  const w = seg.writer;
+  const start = w.pos;
+  try {
+    // the body's separator between records lets the sink copy a run of them at once
+    if (recordCount > 0 && seg.separator !== undefined) w.byte(seg.separator);
+    seg.writeText(e, w);
+  } catch (err) {
+    w.pos = start;
+    // what the sink would count on the main thread for an event it cannot encode
+    const b = eventSize(e);
+    seg.lastSent.events.add(1);
+    seg.lastSent.bytes.add(b);
+    seg.sinkReceived.events.add(1);
+    seg.sinkReceived.bytes.add(b);
+    seg.sinkEvents.encodeFailed(err);
+    seg.sinkDiscarded.add(1);
+    return;
+  }
+  recorded(w.pos, eventSize(e));
+}
+
+/** Decodes a piece, runs it through the transforms and writes the records; the events decoded and their size. */
+function decodeAndWrite(seg: Segment, p: Piece, buf: Buffer): { decoded: number; decodedBytes: number } {
   const d = seg.decoder;
-  d.stamp.host = p.host;
-  d.stamp.port = p.port;
-  const buf = Buffer.from(p.bytes.buffer, p.bytes.byteOffset, p.bytes.byteLength);
   let batch = d.push(buf);
   let decodedBytes = d.eventBytes;
   if (p.final) {
@@ -179,46 +223,63 @@ function handle(seg: Segment, p: Piece): PieceResult {
     batch = runStage(stage, batch);
     bytes = batchSize(batch);
   }
-  const n = batch.length;
-  const ends = new Uint32Array(n);
-  const eventBytes = new Uint32Array(n);
+  for (let i = 0; i < batch.length; i++) writeRecord(seg, batch[i]!);
+  return { decoded, decodedBytes };
+}
+
+const decodedHere: Event[] = [];
+
+/** As {@link decodeAndWrite} for a segment without transforms: plain lines go straight into records (verbatim.ts). */
+function copyAndWrite(seg: Segment, p: Piece, buf: Buffer): { decoded: number; decodedBytes: number } {
+  const d = seg.decoder;
   const w = seg.writer;
   const sep = seg.separator;
-  let kept = 0;
-  for (let i = 0; i < n; i++) {
-    const e = batch[i]!;
-    const start = w.pos;
-    try {
-      // the body's separator between records lets the sink copy a run of them at once
-      if (kept > 0 && sep !== undefined) w.byte(sep);
-      seg.writeText(e, w);
-    } catch (err) {
-      w.pos = start;
-      // what the sink would count on the main thread for an event it cannot encode
-      const b = eventSize(e);
-      seg.lastSent.events.add(1);
-      seg.lastSent.bytes.add(b);
-      seg.sinkReceived.events.add(1);
-      seg.sinkReceived.bytes.add(b);
-      seg.sinkEvents.encodeFailed(err);
-      seg.sinkDiscarded.add(1);
-      continue;
+  // the piece's lines are read where they are, four bytes at a time (the slab starts a shared buffer: aligned)
+  const words = buf.byteOffset === 0 ? new Uint32Array(buf.buffer, 0, buf.length >>> 2) : undefined;
+  let template: RecordTemplate | undefined | null = null;
+  let decoded = 0;
+  let decodedBytes = 0;
+  const frame = (b: Buffer, start: number, end: number) => {
+    // taken at the first line, once the decoder stamped the piece's receive time
+    if (template === null) template = recordTemplate(d, seg.writeText);
+    if (template !== undefined && isVerbatimAscii(b, b === buf ? words : undefined, start, end)) {
+      const size = template.baseSize + end - start;
+      decoded++;
+      decodedBytes += size;
+      if (recordCount > 0 && sep !== undefined) w.byte(sep);
+      writeVerbatim(w, template, b, start, end);
+      recorded(w.pos, size);
+      return;
     }
-    ends[kept] = w.pos;
-    eventBytes[kept] = eventSize(e);
-    kept++;
-  }
+    decodedHere.length = 0;
+    decodedBytes += d.decode(b, start, end, decodedHere);
+    decoded += decodedHere.length;
+    for (let i = 0; i < decodedHere.length; i++) writeRecord(seg, decodedHere[i]!);
+  };
+  d.pushFrames(buf, frame);
+  if (p.final) d.endFrames(frame);
+  return { decoded, decodedBytes };
+}
+
+function handle(seg: Segment, p: Piece): PieceResult {
+  const d = seg.decoder;
+  d.stamp.host = p.host;
+  d.stamp.port = p.port;
+  const buf = Buffer.from(p.bytes.buffer, p.bytes.byteOffset, p.bytes.byteLength);
+  recordCount = 0;
+  const { decoded, decodedBytes } = seg.verbatim ? copyAndWrite(seg, p, buf) : decodeAndWrite(seg, p, buf);
+  const n = recordCount;
   // the records' bytes move to the main thread where they were written, without a copy; the next
   // piece's go into a buffer the main thread gave back, or a new one
-  const records = w.detach(answerBuffers.pop() ?? Buffer.allocUnsafeSlow(ANSWER_BYTES));
+  const records = seg.writer.detach(answerBuffers.pop() ?? Buffer.allocUnsafeSlow(ANSWER_BYTES));
   return {
     kind: 'result',
     segment: p.segment,
     seq: p.seq,
     bytes: records,
-    ends: kept === n ? ends : ends.slice(0, kept),
-    gap: kept > 0 && sep !== undefined ? 1 : 0,
-    eventBytes: kept === n ? eventBytes : eventBytes.slice(0, kept),
+    ends: recordEnds.slice(0, n),
+    gap: n > 0 && seg.separator !== undefined ? 1 : 0,
+    eventBytes: recordSizes.slice(0, n),
     decoded,
     decodedBytes,
     counters: deltas(seg),

@@ -82,23 +82,40 @@ const isWellFormed = (s: string): boolean => (s as unknown as { isWellFormed(): 
  * scans a 200-character line four times slower.
  */
 function needsEscape(b: Buffer, words: Uint32Array, start: number, end: number): boolean {
+  return scanBytes(b, words, start, end, 0x100, 0);
+}
+
+/**
+ * Whether bytes `b[start, end)` are ASCII that a JSON string holds as they are (no control
+ * character, quote or backslash): such bytes are their own UTF-8 decoding, their own JSON string
+ * body and as many UTF-16 units as bytes. `words`, when given, is a 32-bit view of `b`'s memory
+ * from `b`'s start (which must be 4-byte aligned).
+ */
+export function isVerbatimAscii(b: Buffer, words: Uint32Array | undefined, start: number, end: number): boolean {
+  return !scanBytes(b, words, start, end, 0x80, 0x80808080);
+}
+
+/** Whether a byte of `b[start, end)` is below 0x20, a quote, a backslash, or at least `limit` (`high`: the same limit per byte of a word, 0x80 or none). */
+function scanBytes(b: Buffer, words: Uint32Array | undefined, start: number, end: number, limit: number, high: number): boolean {
   let i = start;
-  for (; i < end && (i & 3) !== 0; i++) {
-    const c = b[i]!;
-    if (c < 0x20 || c === 0x22 || c === 0x5c) return true;
+  if (words !== undefined) {
+    for (; i < end && (i & 3) !== 0; i++) {
+      const c = b[i]!;
+      if (c < 0x20 || c === 0x22 || c === 0x5c || c >= limit) return true;
+    }
+    const last = end >>> 2;
+    for (let k = i >>> 2; k < last; k++) {
+      const x = words[k]!;
+      // per byte: below 0x20 (x - 0x20 borrows into the top bit), or equal to 0x22 or 0x5c (a zero byte after xor)
+      const q = x ^ 0x22222222;
+      const bs = x ^ 0x5c5c5c5c;
+      if ((x & high) | ((x - 0x20202020) & ~x & 0x80808080) | ((q - 0x01010101) & ~q & 0x80808080) | ((bs - 0x01010101) & ~bs & 0x80808080)) return true;
+    }
+    i = Math.max(i, last << 2);
   }
-  const last = end >>> 2;
-  for (let k = i >>> 2; k < last; k++) {
-    const x = words[k]!;
-    // per byte: below 0x20 (x - 0x20 borrows into the top bit), or equal to 0x22 or 0x5c (a zero byte after xor)
-    const q = x ^ 0x22222222;
-    const bs = x ^ 0x5c5c5c5c;
-    if (((x - 0x20202020) & ~x & 0x80808080) | ((q - 0x01010101) & ~q & 0x80808080) | ((bs - 0x01010101) & ~bs & 0x80808080)) return true;
-  }
-  i = Math.max(i, last << 2);
   for (; i < end; i++) {
     const c = b[i]!;
-    if (c < 0x20 || c === 0x22 || c === 0x5c) return true;
+    if (c < 0x20 || c === 0x22 || c === 0x5c || c >= limit) return true;
   }
   return false;
 }

@@ -21,6 +21,14 @@ export interface StreamDecoder {
   end(): EventBatch;
   /** Estimated size (eventSize) of the batch last returned by push or end. */
   readonly eventBytes: number;
+  /**
+   * As {@link push} and {@link end}, but each frame goes to `frame` undecoded: for a caller that
+   * writes some frames out as bytes and hands the others to {@link decode}.
+   */
+  pushFrames(chunk: Buffer, frame: FrameSink): void;
+  endFrames(frame: FrameSink): void;
+  /** Decodes one frame with the current stamp, as push does (errors counted and logged): appends to `out`, returns the events' size. */
+  decode(buf: Buffer, start: number, end: number, out: Event[]): number;
 }
 
 /** Codec options of one stream source. */
@@ -59,13 +67,17 @@ export function streamDecoderFactory(ctx: ComponentContext, opts: StreamDecoderO
     let batch: Event[] = [];
     let size = 0;
     let lastSize = 0;
-    const emit: FrameSink = (buf, start, end) => {
+    const decode = (buf: Buffer, start: number, end: number, out: Event[]): number => {
       try {
-        size += deserializer.decode(buf, start, end, stamp, batch);
+        return deserializer.decode(buf, start, end, stamp, out);
       } catch (err) {
         decodeErrors.add(1);
         ctx.log.warn('Failed deserializing frame.', { error_code: 'decoder_deserialize', error: (err as Error).message });
+        return 0;
       }
+    };
+    const emit: FrameSink = (buf, start, end) => {
+      size += decode(buf, start, end, batch);
     };
     const take = (): EventBatch => {
       lastSize = size;
@@ -89,6 +101,14 @@ export function streamDecoderFactory(ctx: ComponentContext, opts: StreamDecoderO
         deframer.end(emit);
         return take();
       },
+      pushFrames(chunk, frame) {
+        stamp.timestamp = now();
+        deframer.push(chunk, frame);
+      },
+      endFrames(frame) {
+        deframer.end(frame);
+      },
+      decode,
     };
   };
 }
