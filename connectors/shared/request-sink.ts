@@ -221,7 +221,8 @@ export function requestSink<E extends Encoded, R extends SinkRequest, Res>(
       const reject = (event: Event) => rejected$.next({ status: 'rejected', events: [event], bytes: 0 });
       /** Encodes a batch once; an event that cannot be encoded, is too large or has no key is rejected alone. */
       const encodeBatch = (batch: EventBatch): E[] => {
-        const out: E[] = [];
+        // events a worker encoded are their own items: while every item is its event, the batch is the result
+        let out: E[] | undefined;
         for (let i = 0; i < batch.length; i++) {
           const e = batch[i]!;
           let item: E;
@@ -230,14 +231,20 @@ export function requestSink<E extends Encoded, R extends SinkRequest, Res>(
           } catch (err) {
             events.encodeFailed(err);
             reject(e);
+            out ??= batch.slice(0, i) as unknown as E[];
             continue;
           }
           if (opts.rejectOversize && item.size > limits.maxBytes) {
             events.eventTooLarge(item.size, limits.maxBytes);
             reject(e);
-          } else out.push(item);
+            out ??= batch.slice(0, i) as unknown as E[];
+          } else if (out !== undefined) out.push(item);
+          else if ((item as unknown) !== e) {
+            out = batch.slice(0, i) as unknown as E[];
+            out.push(item);
+          }
         }
-        return out;
+        return out ?? (batch as unknown as E[]);
       };
       /** Sets each item's partition key; an event whose key does not render is rejected alone. */
       const keyBatch = (items: E[]): E[] => {
