@@ -254,6 +254,38 @@ describe('connectors/shared/request-sink', () => {
     expect(h.ctx.metric('component_errors_total', { error_type: 'encoder_failed', stage: 'sending' })).to.equal(1);
   });
 
+  it('events that are their own encoded items (a worker encoded them) mix with others and rejections, in order', async () => {
+    // an event that is its own item, as a pipeline worker's pre-encoded event is
+    const own = (n: number) => {
+      const e = ev(n);
+      return Object.assign(e, { size: 1, key: undefined as string | undefined, n, event: e });
+    };
+    const built: number[][] = [];
+    const h = harness([], {
+      maxEvents: 1000,
+      parts: {
+        encode: (event) => {
+          if (numOf(event) % 5 === 0) throw new Error('cannot encode');
+          return 'size' in event ? (event as unknown as Item) : { event, size: 1, key: undefined, n: numOf(event) };
+        },
+        build: (items) => {
+          built.push(items.map((i) => i.n));
+          return { events: items.map((i) => i.event), bytes: items.length * 10, ns: items.map((i) => i.n) };
+        },
+      },
+    });
+    // own items, then one encoded anew, a rejection, own again; all own; a rejection among own items
+    h.input.next([own(1), own(2), ev(3), own(4), own(5), own(6)]);
+    h.input.next([own(7), own(8)]);
+    h.input.next([own(9), own(10), own(11)]);
+    h.input.complete();
+    await h.clock.advanceTo(1_000);
+    await h.done;
+    expect(built.flat()).to.deep.equal([1, 2, 3, 4, 6, 7, 8, 9, 11]);
+    expect(nums(h.deliveries, 'rejected')).to.deep.equal([5, 10]);
+    expect(nums(h.deliveries, 'delivered')).to.deep.equal([1, 2, 3, 4, 6, 7, 8, 9, 11]);
+  });
+
   it('batches per partition key; an event whose key does not render is rejected and counted', async () => {
     const h = harness([], {
       parts: {
