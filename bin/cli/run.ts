@@ -11,6 +11,7 @@ import type { LogRoot, Logger } from '../../lib/log.js';
 import { runHealthchecks } from '../../lib/topology/healthcheck.js';
 import { Topology } from '../../lib/topology/topology.js';
 import { packageVersion } from '../../lib/version.js';
+import { sizeYoungGeneration } from '../../lib/young-generation.js';
 import { EXIT_CONFIG } from './exit.js';
 import { componentTotals, formatSummary } from './summary.js';
 import { checkConfigFiles } from './validate.js';
@@ -97,6 +98,7 @@ export async function runCommand(opts: RunOptions, logRoot: LogRoot): Promise<nu
     return 1;
   }
   api?.markRunning();
+  sizeYoungGeneration(topology.threadedSegments);
   if (!requireHealthy) void topology.healthchecks();
 
   return new Promise<number>((resolve) => {
@@ -129,6 +131,7 @@ export async function runCommand(opts: RunOptions, logRoot: LogRoot): Promise<nu
         files = next.files.map((f) => f.path);
         const prevApi = topology.currentConfig?.globals.api;
         const diff = await topology.reload(next.config);
+        sizeYoungGeneration(topology.threadedSegments);
         const nextApi = next.config.globals.api;
         if (JSON.stringify(prevApi) !== JSON.stringify(nextApi)) {
           await api?.close();

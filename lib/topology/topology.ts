@@ -147,6 +147,11 @@ export class Topology {
   bufferedEvents(sinkId: string): number {
     return this.sink(sinkId)?.buffer.length ?? 0;
   }
+  /** Segments of the running graph that run in pipeline workers (docs/threads.md); 0 with one thread. */
+  get threadedSegments(): number {
+    return this.plans.size;
+  }
+
   /** The pipeline workers, once a threaded segment started (tests). */
   get workerPool(): WorkerPool | undefined {
     return this.pool;

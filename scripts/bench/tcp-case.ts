@@ -28,12 +28,14 @@ import { catalog, pipelineWorkerEntry } from '../../connectors/index.js';
 import { Topology } from '../../lib/topology/topology.js';
 import { LogRoot } from '../../lib/log.js';
 import { diskBufferPath } from '../../lib/buffer/index.js';
+import { sizeYoungGeneration } from '../../lib/young-generation.js';
 import { freePort, listening, script } from './harness.js';
 
 const [kind = 'baseline', linesArg = '0', threadsArg = '1'] = process.argv.slice(2);
 const lines = Number(linesArg);
 const threads = Number(threadsArg);
-// weir's cases run as the CLI does: tcp-pipelines loads lib/heap-growth.ts (--import) before this module
+// weir's cases run as the CLI does: tcp-pipelines loads lib/heap-growth.ts (--import) before this
+// module, and the young generation's bound follows what the topology runs
 let t0 = 0;
 let cpu0: NodeJS.CpuUsage = { user: 0, system: 0 };
 let mainCpu0 = 0;
@@ -249,6 +251,7 @@ if (kind === 'http-baseline' || kind === 'regex-baseline') {
   const config = configFromObject({ data_dir: dir, sources: { in: { type: 'socket', mode: 'tcp', address: `127.0.0.1:${port}` } }, transforms, sinks: { out: sink } }, catalog);
   const topo = new Topology({ log: new LogRoot('warn'), threads, workerEntry: pipelineWorkerEntry });
   await topo.start(config);
+  sizeYoungGeneration(topo.threadedSegments);
   await listening(port);
   process.stdout.write(`READY ${port}\n`);
   await go;

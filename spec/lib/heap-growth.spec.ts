@@ -3,14 +3,15 @@
  * collected at about 1.5 times the live size instead of up to 4 times. Each run is a child process
  * (V8 flags are per process) that keeps a window of 8 arrays alive while it allocates 300, so every
  * array is promoted and then dropped; it prints its peak heap. The young generation stops growing at
- * two semi-spaces of SEMI_SPACE_MIB when the module is imported before the work starts; a worker
- * thread's grows as V8 lets it.
+ * the bound of lib/young-generation.ts when the module is imported before the work starts, also
+ * after a worker thread started (V8 resets the growth factor when it sets up an isolate).
  */
 import { execFile } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { expect } from 'chai';
 
 const module = fileURLToPath(new URL('../../lib/heap-growth.ts', import.meta.url));
+const young = fileURLToPath(new URL('../../lib/young-generation.ts', import.meta.url));
 const workload = (bound: boolean) => `
 ${bound ? `await import(${JSON.stringify(module)});` : ''}
 const ring = new Array(8);
@@ -48,34 +49,41 @@ for (let turn = 0; turn < 200; turn++) {
 
 /**
  * A workload whose objects survive young collections, over many turns of the event loop; prints the
- * young generation's size over the module's cap (two semi-spaces of SEMI_SPACE_MIB).
+ * young generation's size over the bound (`threadedSegments` as the CLI passes it, after `before`).
  */
-const youngWorkload = (bound: boolean) => `
-const cap = ${bound ? `2 * (await import(${JSON.stringify(module)})).SEMI_SPACE_MIB * 1048576` : '16 * 1048576'};
+const youngWorkload = (bound: boolean, threadedSegments = 1, before = '') => `
+${bound ? `await import(${JSON.stringify(module)});` : ''}
+const { sizeYoungGeneration, youngGenerationTarget } = await import(${JSON.stringify(young)});
+sizeYoungGeneration(${threadedSegments});
+const cap = ${bound ? 'youngGenerationTarget()' : '16 * 1048576'};
 const v8 = await import('node:v8');
+{
+${before}
+}
 ${survivors}console.log(v8.getHeapSpaceStatistics().find((s) => s.space_name === 'new_space').space_size / cap);`;
 
-/** The young workload in a worker thread (the child's flags make it a module) started after the module was imported; prints the worker's young generation over 16 MiB. */
-const workerWorkload = `
-await import(${JSON.stringify(module)});
+/** Starts a worker thread as the pool does in the built daemon (bounded, no preloads: a preload such as tsx starts one more thread of its own), and waits until it is online (its isolate set up). */
+const workerOnline = `
 const { Worker } = await import('node:worker_threads');
-const code = ${JSON.stringify(`
-const v8 = await import('node:v8');
-const { parentPort } = await import('node:worker_threads');
-${survivors}parentPort.postMessage(v8.getHeapSpaceStatistics().find((s) => s.space_name === 'new_space').space_size / (16 * 1048576));`)};
-const worker = new Worker(code, { eval: true });
-worker.once('message', (ratio) => { console.log(ratio); worker.terminate(); });`;
+const worker = new Worker('setInterval(() => {}, 1000)', { eval: true, execArgv: [], resourceLimits: { maxYoungGenerationSizeMb: 8 } });
+await new Promise((resolve) => worker.once('online', resolve));
+worker.unref();`;
 
 describe('lib/heap-growth', () => {
-  it('stops the young generation at two semi-spaces of SEMI_SPACE_MIB', async () => {
-    const [free, bounded] = await Promise.all([run(youngWorkload(false)), run(youngWorkload(true))]);
+  it('stops the young generation at its bound: smaller while pipeline workers run', async () => {
+    // one at a time: each decides about growth from how much survives its young collections
+    const free = await run(youngWorkload(false));
+    const threaded = await run(youngWorkload(true, 1));
+    const mainOnly = await run(youngWorkload(true, 0));
     // V8's own maximum (16 MiB per semi-space) is above the module's
     expect(free).to.be.above(1);
-    expect(bounded).to.equal(1);
+    expect(threaded).to.equal(1);
+    expect(mainOnly).to.equal(1);
   });
 
-  it('leaves the young generation of worker threads to V8', async () => {
-    expect(await run(workerWorkload)).to.be.above(1);
+  it('bounds the young generation after a worker thread started (V8 sets the growth factor back to 2 for a new isolate)', async () => {
+    // the main thread grows to its bound first, then a worker starts, then more survivors
+    expect(await run(youngWorkload(true, 0, survivors + workerOnline))).to.equal(1);
   });
 
   it('keeps the peak heap of a promoting workload near its live size', async () => {
