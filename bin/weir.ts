@@ -3,6 +3,8 @@
 import '../lib/bounded-regex.js';
 // the old generation grows with the live heap, not up to four times it (peak RSS)
 import '../lib/heap-growth.js';
+// WebAssembly (undici's HTTP parser) is not recompiled by the optimizing compiler (peak RSS)
+import '../lib/wasm-tier.js';
 import { main } from './cli/main.js';
 
 main(process.argv).then(

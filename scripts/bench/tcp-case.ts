@@ -34,7 +34,7 @@ import { freePort, listening, script } from './harness.js';
 const [kind = 'baseline', linesArg = '0', threadsArg = '1'] = process.argv.slice(2);
 const lines = Number(linesArg);
 const threads = Number(threadsArg);
-// weir's cases run as the CLI does: tcp-pipelines loads lib/heap-growth.ts (--import) before this
+// weir's cases run as the CLI does: tcp-pipelines loads lib/heap-growth.ts and lib/wasm-tier.ts (--import) before this
 // module, and the young generation's bound follows what the topology runs
 let t0 = 0;
 let cpu0: NodeJS.CpuUsage = { user: 0, system: 0 };
