@@ -3,7 +3,7 @@
  * the management API's `outputEventsByComponentIdPatterns` subscription, as Vector's `vector tap`.
  */
 import { EMPTY, Subject, defer, filter, finalize, map, mergeMap, retry, takeUntil, timer } from 'rxjs';
-import { parse as yamlParse, stringify as yamlText } from 'yaml';
+import { yaml } from '../../lib/yaml.js';
 import { ApiError, healthy, subscribeAll } from './api/client.js';
 
 export interface TapFlags {
@@ -49,7 +49,7 @@ export function formatTapEvent(item: TapItem, flags: Pick<TapFlags, 'format' | '
     case 'json':
       return JSON.stringify({ ...meta, event: JSON.parse(text) as unknown });
     case 'yaml':
-      return '---\n' + yamlText({ ...meta, event: yamlParse(text) as unknown }).trimEnd();
+      return '---\n' + yaml().stringify({ ...meta, event: yaml().parse(text) as unknown }).trimEnd();
     case 'logfmt':
       return `component_id=${item.componentId} component_kind=${item.componentKind} component_type=${item.componentType} ${text}`;
   }

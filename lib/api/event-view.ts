@@ -3,11 +3,11 @@
  * `message`, `timestamp`, `string(encoding)`, `json(field)`, and a metric's name, kind, value text
  * and single-valued tags.
  */
-import { stringify as yamlStringify } from 'yaml';
 import { EncodedLogEvent, EventMetadata, LogEvent, MetricEvent, type Event, type MetricValue } from '../event.js';
 import { encodeLogfmt } from '../codecs/logfmt.js';
 import { valueToJSONText } from '../codecs/json.js';
 import { type ObjectValue, Timestamp, type Value, cloneValue, fromJSON, toJSON, valueToString } from '../value.js';
+import { yaml } from '../yaml.js';
 import { getPath, parsePath } from '../path.js';
 
 /** The schema's `EventEncodingType` values. */
@@ -52,7 +52,7 @@ export function encodeEvent(e: Event, encoding: EventEncoding): string {
     case 'JSON':
       return e.type === 'log' ? valueToJSONText(e.fields) : JSON.stringify(e.toJSON());
     case 'YAML':
-      return yamlStringify(toJSON(obj));
+      return yaml().stringify(toJSON(obj));
     case 'LOGFMT':
       return encodeLogfmt(obj);
   }

@@ -54,13 +54,16 @@
  */
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
-import { ClassicLevel } from 'classic-level';
+import type { ClassicLevel } from 'classic-level';
 import { BatchNotifier, type Event, type EventBatch, batchSize, rememberBatchSize, settleAll } from '../event.js';
 import { GateController } from '../gate.js';
 import type { Logger } from '../log.js';
+import { lazyModule } from '../lazy-module.js';
 import type { Counter } from '../telemetry/registry.js';
 import type { BufferMetrics, EdgeBuffer, WhenFull } from './buffer.js';
 import { ByteReader, ByteWriter, DecodeError, type FieldNames, crc32, readEvent, writeEvent } from './serialize.js';
+
+const classicLevel = lazyModule<typeof import('classic-level')>('classic-level');
 
 /** Builds one record at a time from events. */
 export interface RecordBuilder {
@@ -407,7 +410,7 @@ export class DiskBuffer implements EdgeBuffer {
     } catch (err) {
       throw fail(err);
     }
-    const db = new ClassicLevel<Buffer, Buffer>(opts.dir, { keyEncoding: 'buffer', valueEncoding: 'buffer' });
+    const db = new (classicLevel().ClassicLevel)<Buffer, Buffer>(opts.dir, { keyEncoding: 'buffer', valueEncoding: 'buffer' });
     try {
       await db.open();
     } catch (err) {

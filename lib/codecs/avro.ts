@@ -3,12 +3,15 @@
  * written with the configured schema, without a container-file header or a schema id. The schema
  * is checked when the config is validated and compiled once per sink.
  */
-import avro from 'avsc';
+import type avro from 'avsc';
 import * as v from 'valibot';
 import type { Event } from '../event.js';
 import { DEFAULT_LOG_SCHEMA, type LogSchemaKeys, createSerializer } from './encoding.js';
 import { EncodeError } from './gelf.js';
 import type { TimestampFormat } from './json.js';
+import { lazyModule } from '../lazy-module.js';
+
+const avsc = lazyModule<typeof avro>('avsc');
 
 /** Parses an Avro schema given as JSON text; throws with the reason. Records only: a log event is an object. */
 export function parseAvroSchema(text: string): avro.Type {
@@ -18,7 +21,7 @@ export function parseAvroSchema(text: string): avro.Type {
   } catch (err) {
     throw new Error(`not JSON (${(err as Error).message})`);
   }
-  const type = avro.Type.forSchema(json as avro.Schema);
+  const type = avsc().Type.forSchema(json as avro.Schema);
   if (type.typeName !== 'record') throw new Error(`must be a record schema; got a ${type.typeName} schema`);
   return type;
 }

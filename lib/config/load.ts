@@ -5,8 +5,8 @@
  */
 import { readFileSync } from 'node:fs';
 import { parse as parseToml } from 'smol-toml';
-import { parse as parseYaml } from 'yaml';
 import * as v from 'valibot';
+import { yaml } from '../yaml.js';
 import type { ComponentDef, ComponentKind, SinkDef, SourceDef, TransformDef } from '../component.js';
 import type { SinkEnvelope } from './shared.js';
 import { ConfigError, type ConfigProblem } from '../errors.js';
@@ -85,7 +85,7 @@ export function parseConfigText(text: string, format: Format, file: string | und
   try {
     let data: unknown;
     if (format === 'toml') data = numbersFromBigInts(parseToml(interp.text, { integersAsBigInt: 'asNeeded' }));
-    else if (format === 'yaml') data = parseYaml(interp.text) ?? {};
+    else if (format === 'yaml') data = yaml().parse(interp.text) ?? {};
     else data = JSON.parse(interp.text);
     if (typeof data !== 'object' || data === null || Array.isArray(data)) {
       problems.push({ code: 'WEIR_ERR_CONFIG_SYNTAX', file, message: 'the file must hold a table/object at the top level' });

@@ -1,6 +1,6 @@
 /** parse_yaml. */
-import { parse as parseYamlText } from 'yaml';
 import { type ObjectValue, type Value, Float } from '../../lib/value.js';
+import { yaml } from '../../lib/yaml.js';
 import { type FnDef, defineFunction } from '../function.js';
 import * as K from '../kind.js';
 import { fail } from './errors.js';
@@ -30,7 +30,7 @@ export const yamlFunctions: readonly FnDef[] = [
     returns: K.ANY.without(K.UNDEFINED),
     call: ([v]) => {
       try {
-        return yamlToValue(parseYamlText(v as string));
+        return yamlToValue(yaml().parse(v as string));
       } catch (e) {
         return fail(`unable to parse yaml: ${(e as Error).message.split('\n')[0]}`);
       }

@@ -13,9 +13,11 @@
 import { type HttpPeer, type PeerRequest, type PeerResponse, startHttpPeer, text } from './http-peer.js';
 import { canonicalLabels, parseLabelSet, lokiMessages, validateLabels } from './loki-labels.js';
 // one schema for the sink and this peer: weir's own copy of Loki's pkg/push/push.proto
-import { PushRequest } from '../../connectors/shared/labelstore/push-proto.js';
+import { pushRequestType } from '../../connectors/shared/labelstore/push-proto.js';
 import { snappyCompress, snappyUncompress } from '../../lib/net/snappy.js';
 import { gunzipSync, inflateSync } from 'node:zlib';
+
+const PushRequest = pushRequestType();
 
 /** A stream as a test writes it (for {@link encodePushRequest}). */
 export interface PushStream {

@@ -4,7 +4,10 @@
  * The entry timestamp is `google.protobuf.Timestamp` on the wire, declared here under a local name
  * with the same fields and numbers.
  */
-import protobuf from 'protobufjs';
+import type protobufNs from 'protobufjs';
+import { lazyModule } from '../../../lib/lazy-module.js';
+
+const protobuf = lazyModule<typeof protobufNs>('protobufjs');
 
 /** The schema text (proto3). */
 const PUSH_PROTO = `
@@ -22,8 +25,12 @@ message EntryAdapter {
 message WireTimestamp { int64 seconds = 1; int32 nanos = 2; }
 `;
 
-/** `logproto.PushRequest`, field names as written in {@link PUSH_PROTO}. */
-export const PushRequest: protobuf.Type = protobuf.parse(PUSH_PROTO, { keepCase: true }).root.lookupType('logproto.PushRequest');
+let pushRequest: protobufNs.Type | undefined;
+
+/** `logproto.PushRequest`, field names as written in {@link PUSH_PROTO} (parsed on first use). */
+export function pushRequestType(): protobufNs.Type {
+  return (pushRequest ??= protobuf().parse(PUSH_PROTO, { keepCase: true }).root.lookupType('logproto.PushRequest'));
+}
 
 /** One entry as the sink encodes it: the timestamp split as the wire carries it. */
 export interface PushEntry {
@@ -39,5 +46,5 @@ export interface PushStream {
 
 /** Encodes a push request (uncompressed protobuf). */
 export function encodePush(streams: readonly PushStream[]): Uint8Array {
-  return PushRequest.encode({ streams }).finish();
+  return pushRequestType().encode({ streams }).finish();
 }

@@ -5,8 +5,11 @@
  * non-string keys can be dropped, and 64-bit integers read as bigint so none loses precision
  * silently.
  */
-import { Unpackr, addExtension } from 'msgpackr';
+import type * as Msgpackr from 'msgpackr';
+import { lazyModule } from '../../../lib/lazy-module.js';
 import { Float, type ObjectValue, type Value } from '../../../lib/value.js';
+
+const msgpackr = lazyModule<typeof Msgpackr>('msgpackr');
 
 /** An extension value as read: its type code (-128..127) and its data bytes. */
 export class MsgpackExt {
@@ -24,14 +27,27 @@ function registerExtensions(): void {
   for (let type = 0; type < 256; type++) {
     const code = type > 127 ? type - 256 : type;
     // the data is a view of the connection buffer: copied, since events outlive it
-    addExtension({ type, unpack: (data: Buffer) => new MsgpackExt(code, Buffer.from(data)) } as never);
+    msgpackr().addExtension({ type, unpack: (data: Buffer) => new MsgpackExt(code, Buffer.from(data)) } as never);
   }
 }
 
 /** One unpacker for the source: decoding is synchronous, so connections can share it. */
-export function createUnpackr(): Unpackr {
+export function createUnpackr(): Msgpackr.Unpackr {
   registerExtensions();
-  return new Unpackr({ useRecords: false, mapsAsObjects: false, int64AsType: 'bigint', moreTypes: false } as never);
+  return new (msgpackr().Unpackr)({ useRecords: false, mapsAsObjects: false, int64AsType: 'bigint', moreTypes: false } as never);
+}
+
+let packr: Msgpackr.Packr | undefined;
+let failed: Buffer | undefined;
+
+/** `{ack: chunk}`, the answer to a chunk whose events were delivered. */
+export function packAck(chunk: string): Buffer {
+  return (packr ??= new (msgpackr().Packr)({ useRecords: false })).pack({ ack: chunk });
+}
+
+/** `{}`, the answer to a chunk whose events were not delivered (the client sends it again). */
+export function failedAck(): Buffer {
+  return (failed ??= (packr ??= new (msgpackr().Packr)({ useRecords: false })).pack({}));
 }
 
 const I64_MAX = 2n ** 63n - 1n;

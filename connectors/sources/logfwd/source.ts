@@ -8,7 +8,6 @@
  * delivered (`{}` and the connection closed when they are not).
  */
 import type { TlsOptions } from 'node:tls';
-import { Packr } from 'msgpackr';
 import { Observable } from 'rxjs';
 import { receivedBytesCounter } from '../../../lib/codecs/index.js';
 import type { SourceContext } from '../../../lib/component.js';
@@ -21,14 +20,11 @@ import { type Connection, streamConnections } from '../../shared/tcp-listener.js
 import type { LogfwdSourceConfig } from './config.js';
 import { ForwardDecodeError, type RecordSink, createForwardDecoder } from './decode.js';
 import { type LogfwdEvents, logfwdEvents } from './events.js';
-import { createUnpackr } from './msgpack.js';
+import { createUnpackr, failedAck, packAck } from './msgpack.js';
 import { type RecordShape, recordEvent } from './record.js';
 
 /** Seconds connections get to finish after shutdown before they are destroyed (reference §2.4). */
 const SHUTDOWN_TIMEOUT_SECS = 30;
-
-const packr = new Packr({ useRecords: false });
-const FAILED_ACK = packr.pack({});
 
 /** Builds the source; unsubscribing closes everything at once, `shutdown$` drains gracefully. */
 export function buildLogfwdSource(config: LogfwdSourceConfig, ctx: SourceContext): Observable<LogEvent[]> {
@@ -73,7 +69,7 @@ export function buildLogfwdSource(config: LogfwdSourceConfig, ctx: SourceContext
           if (status === 'delivered') writeAcks(sock, chunks);
           else {
             events.deliveryFailed(status, chunks.length, host);
-            for (let i = 0; i < chunks.length; i++) if (sock.writable) sock.write(FAILED_ACK);
+            for (let i = 0; i < chunks.length; i++) if (sock.writable) sock.write(failedAck());
             broken = true;
             sock.pause();
           }
@@ -141,5 +137,5 @@ export function buildLogfwdSource(config: LogfwdSourceConfig, ctx: SourceContext
 
 /** `{ack: chunk}` per chunk, in order; nothing when the peer has gone. */
 function writeAcks(sock: Connection['socket'], chunks: readonly string[]): void {
-  for (let i = 0; i < chunks.length; i++) if (sock.writable) sock.write(packr.pack({ ack: chunks[i] }));
+  for (let i = 0; i < chunks.length; i++) if (sock.writable) sock.write(packAck(chunks[i]!));
 }

@@ -6,17 +6,20 @@
  * UNAVAILABLE, which OTLP clients retry; failed delivery is INTERNAL (errored) or DATA_LOSS
  * (rejected), as reference §3.2 gives.
  */
-import * as grpc from '@grpc/grpc-js';
+import type * as grpc from '@grpc/grpc-js';
 import type { TlsOptions } from 'node:tls';
 import type { OtlpEvents } from './events.js';
 import type { Ingest, Outcome } from './ingest.js';
 import { type OtlpLogsProto, encodeResponse } from './proto.js';
+import { lazyModule } from '../../../lib/lazy-module.js';
+
+const grpcJs = lazyModule<typeof grpc>('@grpc/grpc-js');
 
 const identity = (b: Buffer) => b;
 
 /** Creates the server with the logs service registered; the caller binds and shuts it down. */
 export function otlpGrpcServer(proto: OtlpLogsProto, ingest: Ingest, events: OtlpEvents, maxBytes: number): grpc.Server {
-  const server = new grpc.Server({ 'grpc.max_receive_message_length': maxBytes });
+  const server = new (grpcJs().Server)({ 'grpc.max_receive_message_length': maxBytes });
   const definition: grpc.ServiceDefinition = {
     Export: {
       path: proto.exportPath,
@@ -34,13 +37,13 @@ export function otlpGrpcServer(proto: OtlpLogsProto, ingest: Ingest, events: Otl
       case 'accepted':
         return callback(null, encodeResponse(proto, outcome.partial));
       case 'full':
-        return callback({ code: grpc.status.UNAVAILABLE, details: 'the pipeline is full; retry later' });
+        return callback({ code: grpcJs().status.UNAVAILABLE, details: 'the pipeline is full; retry later' });
       case 'invalid':
         events.requestInvalid('grpc', outcome.reason, peer);
-        return callback({ code: grpc.status.INVALID_ARGUMENT, details: outcome.reason });
+        return callback({ code: grpcJs().status.INVALID_ARGUMENT, details: outcome.reason });
       case 'undelivered':
         return callback({
-          code: outcome.status === 'rejected' ? grpc.status.DATA_LOSS : grpc.status.INTERNAL,
+          code: outcome.status === 'rejected' ? grpcJs().status.DATA_LOSS : grpcJs().status.INTERNAL,
           details: outcome.status === 'rejected' ? 'Delivery failed' : 'Delivery error',
         });
     }
@@ -50,7 +53,7 @@ export function otlpGrpcServer(proto: OtlpLogsProto, ingest: Ingest, events: Otl
     events.received('grpc', body.length);
     const failed = (err: unknown) => {
       events.listenerFailed('grpc', err as Error);
-      callback({ code: grpc.status.INTERNAL, details: 'internal error' });
+      callback({ code: grpcJs().status.INTERNAL, details: 'internal error' });
     };
     try {
       const outcome = ingest.take('grpc', body, false);
@@ -66,8 +69,8 @@ export function otlpGrpcServer(proto: OtlpLogsProto, ingest: Ingest, events: Otl
 
 /** Server credentials: insecure, or TLS from the listener options (PEM identity; PKCS#12 is not taken by gRPC). */
 export function grpcCredentials(tls: TlsOptions | undefined): grpc.ServerCredentials {
-  if (tls === undefined) return grpc.ServerCredentials.createInsecure();
+  if (tls === undefined) return grpcJs().ServerCredentials.createInsecure();
   if (tls.cert === undefined || tls.key === undefined) throw new Error('grpc.tls: the gRPC listener needs a PEM certificate and key (crt_file and key_file); PKCS#12 is not supported');
   const ca = tls.ca === undefined ? null : Buffer.from(String(tls.ca));
-  return grpc.ServerCredentials.createSsl(ca, [{ cert_chain: Buffer.from(String(tls.cert)), private_key: Buffer.from(String(tls.key)) }], tls.requestCert === true);
+  return grpcJs().ServerCredentials.createSsl(ca, [{ cert_chain: Buffer.from(String(tls.cert)), private_key: Buffer.from(String(tls.key)) }], tls.requestCert === true);
 }

@@ -7,9 +7,11 @@
  */
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
-import protobuf from 'protobufjs';
+import type protobuf from 'protobufjs';
+import { lazyModule } from '../../../lib/lazy-module.js';
 
 const PROTOS = join(dirname(createRequire(import.meta.url).resolve('otlp-protos/package.json')), 'build', 'protos');
+const protobufjs = lazyModule<typeof protobuf>('protobufjs');
 const SERVICE_FILE = 'opentelemetry/proto/collector/logs/v1/logs_service.proto';
 
 /** The loaded logs types and the gRPC method path. */
@@ -26,24 +28,25 @@ let loaded: OtlpLogsProto | undefined;
 /** Loads the protos once per process (synchronously: at build time, never per request). */
 export function otlpLogsProto(): OtlpLogsProto {
   if (loaded) return loaded;
-  const root = new protobuf.Root();
+  const pb = protobufjs();
+  const root = new pb.Root();
   root.resolvePath = (_origin, target) => (target.startsWith('/') ? target : join(PROTOS, target));
   root.loadSync(SERVICE_FILE, { keepCase: false });
   const scope = root.lookupType('opentelemetry.proto.common.v1.InstrumentationScope');
-  if (!scope.fields.attributes) scope.add(new protobuf.Field('attributes', 3, 'opentelemetry.proto.common.v1.KeyValue', 'repeated'));
-  if (!scope.fields.droppedAttributesCount) scope.add(new protobuf.Field('droppedAttributesCount', 4, 'uint32'));
+  if (!scope.fields.attributes) scope.add(new pb.Field('attributes', 3, 'opentelemetry.proto.common.v1.KeyValue', 'repeated'));
+  if (!scope.fields.droppedAttributesCount) scope.add(new pb.Field('droppedAttributesCount', 4, 'uint32'));
   const pkg = root.lookup('opentelemetry.proto.collector.logs.v1') as protobuf.Namespace;
   const response = root.lookupType('opentelemetry.proto.collector.logs.v1.ExportLogsServiceResponse');
   if (!response.fields.partialSuccess) {
-    const partial = new protobuf.Type('ExportLogsPartialSuccess')
-      .add(new protobuf.Field('rejectedLogRecords', 1, 'int64'))
-      .add(new protobuf.Field('errorMessage', 2, 'string'));
+    const partial = new pb.Type('ExportLogsPartialSuccess')
+      .add(new pb.Field('rejectedLogRecords', 1, 'int64'))
+      .add(new pb.Field('errorMessage', 2, 'string'));
     pkg.add(partial);
-    response.add(new protobuf.Field('partialSuccess', 1, 'ExportLogsPartialSuccess'));
+    response.add(new pb.Field('partialSuccess', 1, 'ExportLogsPartialSuccess'));
   }
-  const rpc = new protobuf.Namespace('google').add(new protobuf.Namespace('rpc'));
+  const rpc = new pb.Namespace('google').add(new pb.Namespace('rpc'));
   root.add(rpc);
-  const status = new protobuf.Type('Status').add(new protobuf.Field('code', 1, 'int32')).add(new protobuf.Field('message', 2, 'string'));
+  const status = new pb.Type('Status').add(new pb.Field('code', 1, 'int32')).add(new pb.Field('message', 2, 'string'));
   (root.lookup('google.rpc') as protobuf.Namespace).add(status);
   root.resolveAll();
   const service = root.lookupService('opentelemetry.proto.collector.logs.v1.LogsService');

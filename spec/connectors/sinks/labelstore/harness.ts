@@ -1,13 +1,15 @@
 /** Shared helpers of the labelstore sink specs. */
 import { type Observable, lastValueFrom, toArray } from 'rxjs';
 import * as v from 'valibot';
-import { PushRequest } from '../../../../connectors/shared/labelstore/push-proto.js';
+import { pushRequestType } from '../../../../connectors/shared/labelstore/push-proto.js';
 import { LabelstoreConfig } from '../../../../connectors/sinks/labelstore/config.js';
 import { buildLabelstoreSink } from '../../../../connectors/sinks/labelstore/sink.js';
 import { type Delivery, type EventBatch, type LogEvent, logEvent } from '../../../../lib/event.js';
 import { snappyUncompress } from '../../../../lib/net/snappy.js';
 import { Timestamp, type Value } from '../../../../lib/value.js';
 import { type TestSinkContext, testSinkContext } from '../../../helpers/sink-context.js';
+
+const PushRequest = pushRequestType();
 
 /** Parses a config the way the loader does; one label and the json codec unless given. */
 export function lsConfig(endpoint: string, extra: Record<string, unknown> = {}): LabelstoreConfig {
