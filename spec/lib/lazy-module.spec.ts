@@ -11,7 +11,18 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { expect } from 'chai';
 
-const LAZY = ['@grpc/grpc-js', 'protobufjs', 'msgpackr', 'yaml', 'classic-level', 'avsc'];
+const LAZY = [
+  '@aws-sdk/client-s3',
+  '@aws-sdk/client-kinesis',
+  '@aws-sdk/credential-providers',
+  'google-auth-library',
+  '@grpc/grpc-js',
+  'protobufjs',
+  'msgpackr',
+  'yaml',
+  'classic-level',
+  'avsc',
+];
 
 const here = (p: string) => JSON.stringify(fileURLToPath(new URL(p, import.meta.url)));
 

@@ -4,7 +4,7 @@
  * host from `GCE_METADATA_HOST` only, so the spec's `CLOUDG_METADATA_HOST` is copied there.
  */
 import type { Compute } from 'google-auth-library';
-import { lazyModule } from '../lazy-module.js';
+import { lazyModule } from '../../../lib/lazy-module.js';
 
 const googleAuth = lazyModule<typeof import('google-auth-library')>('google-auth-library');
 

@@ -6,7 +6,7 @@
  */
 import { readFileSync } from 'node:fs';
 import type { JWT } from 'google-auth-library';
-import { lazyModule } from '../lazy-module.js';
+import { lazyModule } from '../../../lib/lazy-module.js';
 
 const googleAuth = lazyModule<typeof import('google-auth-library')>('google-auth-library');
 

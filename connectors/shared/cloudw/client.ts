@@ -10,7 +10,7 @@ import { tlsConnectOptions } from '../../../lib/net/tls.js';
 import { cloudwAgents } from './agents.js';
 import { type CloudwCredentialProvider, cloudwCredentials, cloudwEnv } from './credentials.js';
 import type { CloudwConnection } from './options.js';
-import { lazyModule } from '../lazy-module.js';
+import { lazyModule } from '../../../lib/lazy-module.js';
 
 const httpHandler = lazyModule<typeof import('@smithy/node-http-handler')>('@smithy/node-http-handler');
 

@@ -16,7 +16,7 @@ import { request as httpRequest } from 'node:http';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import type { CloudwAuth } from './options.js';
-import { lazyModule } from '../lazy-module.js';
+import { lazyModule } from '../../../lib/lazy-module.js';
 
 const providers = lazyModule<typeof import('@aws-sdk/credential-providers')>('@aws-sdk/credential-providers');
 const smithyConfig = lazyModule<typeof import('@smithy/core/config')>('@smithy/core/config');

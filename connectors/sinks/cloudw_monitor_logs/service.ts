@@ -12,7 +12,7 @@ import type { ComponentContext } from '../../../lib/component.js';
 import { type CloudwClientConfig, cloudwClientConfig } from '../../shared/cloudw/client.js';
 import type { CloudwMonitorLogsConfig } from './config.js';
 import type { LogCall, LogsRequest } from './request.js';
-import { lazyModule } from '../../shared/lazy-module.js';
+import { lazyModule } from '../../../lib/lazy-module.js';
 
 const logsSdk = lazyModule<typeof import('@aws-sdk/client-cloudwatch-logs')>('@aws-sdk/client-cloudwatch-logs');
 

@@ -8,7 +8,7 @@ import type { ComponentContext } from '../../../lib/component.js';
 import { type CloudwClientConfig, cloudwClientConfig } from '../../shared/cloudw/client.js';
 import type { CloudwMonitorMetricsConfig } from './config.js';
 import type { MetricsRequest } from './request.js';
-import { lazyModule } from '../../shared/lazy-module.js';
+import { lazyModule } from '../../../lib/lazy-module.js';
 
 const cloudwatch = lazyModule<typeof import('@aws-sdk/client-cloudwatch')>('@aws-sdk/client-cloudwatch');
 

@@ -4,7 +4,7 @@ import type { ComponentContext } from '../../../lib/component.js';
 import { cloudwClientConfig } from '../../shared/cloudw/client.js';
 import type { CloudwCredentialProvider } from '../../shared/cloudw/credentials.js';
 import type { CloudwObjectStorageConfig } from './config.js';
-import { lazyModule } from '../../shared/lazy-module.js';
+import { lazyModule } from '../../../lib/lazy-module.js';
 
 const s3 = lazyModule<typeof import('@aws-sdk/client-s3')>('@aws-sdk/client-s3');
 

@@ -6,7 +6,7 @@
 import type { CompletedPart, S3Client } from '@aws-sdk/client-s3';
 import type { ObjectHeaders } from './headers.js';
 import { type ObjectRequest, md5Base64 } from './request.js';
-import { lazyModule } from '../../shared/lazy-module.js';
+import { lazyModule } from '../../../lib/lazy-module.js';
 
 const s3 = lazyModule<typeof import('@aws-sdk/client-s3')>('@aws-sdk/client-s3');
 

@@ -17,7 +17,7 @@ import { ObjectStorageEvents } from './events.js';
 import { objectHeaders } from './headers.js';
 import { type ObjectRequest, buildObjectRequest } from './request.js';
 import { type ObjectWritten, createObjectWriter } from './service.js';
-import { lazyModule } from '../../shared/lazy-module.js';
+import { lazyModule } from '../../../lib/lazy-module.js';
 
 const s3 = lazyModule<typeof import('@aws-sdk/client-s3')>('@aws-sdk/client-s3');
 

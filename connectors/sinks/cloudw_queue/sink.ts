@@ -11,7 +11,7 @@ import type { CloudwQueueSinkConfig } from './config.js';
 import { MAX_BATCH_ENTRIES, MAX_MESSAGE_BYTES, type QueueMessage, createQueueEncoder } from './encoder.js';
 import { type QueueRequest, buildQueueRequest } from './request.js';
 import { classifyBatchAnswer } from './retry.js';
-import { lazyModule } from '../../shared/lazy-module.js';
+import { lazyModule } from '../../../lib/lazy-module.js';
 
 const sqsSdk = lazyModule<typeof import('@aws-sdk/client-sqs')>('@aws-sdk/client-sqs');
 

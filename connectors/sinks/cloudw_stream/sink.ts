@@ -13,7 +13,7 @@ import { type StreamRecord, createStreamEncoder } from './encoder.js';
 import { StreamSinkEvents } from './events.js';
 import { type StreamRequest, buildStreamRequest, recordCompressor } from './request.js';
 import { classifyPutRecords } from './retry.js';
-import { lazyModule } from '../../shared/lazy-module.js';
+import { lazyModule } from '../../../lib/lazy-module.js';
 
 const kinesisSdk = lazyModule<typeof import('@aws-sdk/client-kinesis')>('@aws-sdk/client-kinesis');
 

@@ -6,7 +6,7 @@
  */
 import type { SQSClient } from '@aws-sdk/client-sqs';
 import type { QueueSourceEvents } from './events.js';
-import { lazyModule } from '../../shared/lazy-module.js';
+import { lazyModule } from '../../../lib/lazy-module.js';
 
 const sqsSdk = lazyModule<typeof import('@aws-sdk/client-sqs')>('@aws-sdk/client-sqs');
 

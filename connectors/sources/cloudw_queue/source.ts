@@ -21,7 +21,7 @@ import type { CloudwQueueSourceConfig } from './config.js';
 import { createMessageDecoder, sentTimestamp } from './decode.js';
 import { createDeleter } from './deleter.js';
 import { QueueSourceEvents } from './events.js';
-import { lazyModule } from '../../shared/lazy-module.js';
+import { lazyModule } from '../../../lib/lazy-module.js';
 
 const sqsSdk = lazyModule<typeof import('@aws-sdk/client-sqs')>('@aws-sdk/client-sqs');
 
