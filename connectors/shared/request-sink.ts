@@ -65,6 +65,11 @@ export interface RequestSinkParts<E extends Encoded, R extends SinkRequest, Res>
   confirm?(response: Res, request: R): Promise<DeliveryStatus>;
   /** Called for every failed attempt (a sink's own counters, e.g. `http_bad_requests_total`). */
   attemptFailed?(err: unknown): void;
+  /**
+   * A request's attempts are over (delivered, given up, or the sink stopped; an attempt still out
+   * was aborted first): nothing sends its bytes again, so a sink may reuse their memory.
+   */
+  finished?(request: R): void;
   /** Closes connections when the sink stops. */
   close?(): Promise<void> | void;
 }
@@ -210,7 +215,11 @@ export function requestSink<E extends Encoded, R extends SinkRequest, Res>(
           // reference sinks §0.5: back-pressure is a Retry outcome, a retriable error or a timeout
           return of<Result>({ delivery: { status, events: current.events, bytes: 0 }, outcome: retriable ? 'backpressure' : 'other' });
         }),
-        finalize(() => partials.complete()),
+        finalize(() => {
+          partials.complete();
+          parts.finished?.(first);
+          if (current !== first) parts.finished?.(current);
+        }),
       );
       return merge(partials, final$);
     });

@@ -9,6 +9,7 @@ import { EncodedLogEvent, type Event, spend } from '../../../lib/event.js';
 import { utf8Slice, utf8Write } from '../../../lib/utf8.js';
 import type { Encoded } from '../../shared/request-sink.js';
 import type { HttpSinkConfig } from './config.js';
+import { BodyPool } from './body-pool.js';
 
 /** One encoded event: its record `bytes[start, end)`; `size` (UTF-8 bytes, uncompressed) counts against `batch.max_bytes`. */
 export interface EncodedEvent extends Encoded {
@@ -96,6 +97,8 @@ export interface HttpEncoder {
   body(items: readonly EncodedEvent[]): Buffer;
   /** The batch's body was built and nothing reads its records again: their memory may be reused. */
   release(items: readonly EncodedEvent[]): void;
+  /** Nothing reads a body of {@link body} again (its request is over, or it was compressed): its memory may be reused. */
+  recycle(body: Buffer): void;
   /**
    * What the body puts between two events when it joins them (json, ndjson, text); undefined when
    * an explicit framing frames each text. Records written back to back with it are copied as one run.
@@ -110,6 +113,8 @@ export function createHttpEncoder(config: Pick<HttpSinkConfig, 'encoding' | 'pay
   const open = `${config.payload_prefix}[`;
   const close = `]${config.payload_suffix}`;
   let body: (items: readonly EncodedEvent[]) => Buffer;
+  const bodies = new BodyPool();
+  const take = (size: number) => bodies.take(size);
   let separator: string | undefined;
   let contentType = serializer.contentType;
   if (config.framing?.method !== undefined) {
@@ -130,15 +135,15 @@ export function createHttpEncoder(config: Pick<HttpSinkConfig, 'encoding' | 'pay
     };
   } else if (codec === 'json') {
     separator = ',';
-    body = (items) => joinRecords(items, open, ',', close, false);
+    body = (items) => joinRecords(items, open, ',', close, false, take);
   } else if (codec === 'ndjson') {
     // newline between events, none after the last
     separator = '\n';
-    body = (items) => joinRecords(items, '', '\n', '', false);
+    body = (items) => joinRecords(items, '', '\n', '', false, take);
   } else {
     // text keeps a newline after every message, the last one included
     separator = '\n';
-    body = (items) => joinRecords(items, '', '\n', '', true);
+    body = (items) => joinRecords(items, '', '\n', '', true, take);
   }
   // records are written one after another, each followed by the body's separator, into buffers
   // that stay with them until their body is built (a full one then takes new records): a batch of
@@ -184,19 +189,20 @@ export function createHttpEncoder(config: Pick<HttpSinkConfig, 'encoding' | 'pay
     },
     writeText: (event, w) => serializer.writeText(event, w),
     body,
+    recycle: (b) => bodies.give(b),
   };
 }
 
 /**
  * `open`, the records with `sep` between them (and after the last with `trailing`), then `close`,
- * copied into one Buffer of the exact size (each record's UTF-8 size is known).
+ * copied into one Buffer of the exact size (each record's UTF-8 size is known), from `alloc`.
  */
-function joinRecords(items: readonly EncodedEvent[], open: string, sep: string, close: string, trailing: boolean): Buffer {
+function joinRecords(items: readonly EncodedEvent[], open: string, sep: string, close: string, trailing: boolean, alloc: (size: number) => Buffer): Buffer {
   const n = items.length;
   const sepBytes = Buffer.byteLength(sep, 'utf8');
   let total = Buffer.byteLength(open, 'utf8') + Buffer.byteLength(close, 'utf8') + sepBytes * (trailing ? n : Math.max(0, n - 1));
   for (let i = 0; i < n; i++) total += items[i]!.size;
-  const buf = Buffer.allocUnsafe(total);
+  const buf = alloc(total);
   let at = open ? buf.write(open, 0, 'utf8') : 0;
   const sepByte = sepBytes === 1 ? sep.charCodeAt(0) : -1;
   for (let i = 0; i < n; i++) {

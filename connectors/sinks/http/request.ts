@@ -16,6 +16,8 @@ export async function buildRequest(items: readonly EncodedEvent[], encoder: Http
   // the records were copied into the body: their buffers may take new ones (retries send the body)
   encoder.release(items);
   const body = await compressor.compress(raw);
+  // compressed: the uncompressed body is read no more
+  if (body !== raw) encoder.recycle(raw);
   const events = new Array<Event>(items.length);
   for (let i = 0; i < items.length; i++) events[i] = items[i]!.event;
   return { events, body, bytes: body.length };

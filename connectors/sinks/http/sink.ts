@@ -30,6 +30,7 @@ export function buildHttpSink(config: HttpSinkConfig, ctx: SinkContext, service?
       encode: encoder.encode,
       build: (items) => buildRequest(items, encoder, compressor),
       send: (req, signal) => http.send({ method, url, body: req.body }, signal),
+      finished: (req) => encoder.recycle(req.body),
       classify: strategyVerdict(config.retry_strategy),
       isRetriableError: isRetriableTransportError,
       attemptFailed: (err) => err instanceof HttpStatusError && err.status === 400 && badRequests.add(),

@@ -157,6 +157,29 @@ describe('connectors/shared/request-sink', () => {
     expect(nums(h.deliveries, 'delivered')).to.deep.equal([1]);
   });
 
+  it('gives a request to `finished` once, after its last attempt, never between attempts', async () => {
+    const finished: { at: number; ns: number[]; sends: number }[] = [];
+    const h = harness(['hang', 'ok'], { parts: { finished: (req) => finished.push({ at: h.clock.now, ns: req.ns, sends: h.sends.length }) } });
+    h.input.next([ev(1)]);
+    h.input.complete();
+    await h.clock.advanceTo(2_500);
+    expect(finished, 'the timed-out attempt is retried: its body is still needed').to.deep.equal([]);
+    await h.clock.advanceTo(10_000);
+    await h.done;
+    expect(finished).to.deep.equal([{ at: 3010, ns: [1], sends: 2 }]);
+  });
+
+  it('gives a request given up to `finished` after its last attempt was aborted', async () => {
+    const aborted: boolean[][] = [];
+    const h = harness(['hang', 'hang'], { request: { retry_attempts: 1 }, parts: { finished: () => aborted.push(h.sends.map((s) => s.signal.aborted)) } });
+    h.input.next([ev(1)]);
+    h.input.complete();
+    await h.clock.advanceTo(60_000);
+    await h.done;
+    expect(nums(h.deliveries, 'errored')).to.deep.equal([1]);
+    expect(aborted).to.deep.equal([[true, true]]);
+  });
+
   it('rejects at once what the service rejects; counts one failed request', async () => {
     const h = harness([{ kind: 'reject', error: new Error('bad') }]);
     h.input.next([ev(1), ev(2)]);
