@@ -38,16 +38,17 @@ export function createUnpackr(): Msgpackr.Unpackr {
 }
 
 let packr: Msgpackr.Packr | undefined;
+const packer = () => (packr ??= new (msgpackr().Packr)({ useRecords: false }));
 let failed: Buffer | undefined;
 
 /** `{ack: chunk}`, the answer to a chunk whose events were delivered. */
 export function packAck(chunk: string): Buffer {
-  return (packr ??= new (msgpackr().Packr)({ useRecords: false })).pack({ ack: chunk });
+  return packer().pack({ ack: chunk });
 }
 
-/** `{}`, the answer to a chunk whose events were not delivered (the client sends it again). */
+/** `{}`, the answer to a chunk whose events were not delivered (the client sends it again); packed once. */
 export function failedAck(): Buffer {
-  return (failed ??= (packr ??= new (msgpackr().Packr)({ useRecords: false })).pack({}));
+  return (failed ??= Buffer.from(packer().pack({})));
 }
 
 const I64_MAX = 2n ** 63n - 1n;
