@@ -14,6 +14,7 @@ import { type NativeReadOptions, readNativeJson } from './native-json.js';
 import { readNative } from './native-proto.js';
 import { parseSyslog, syslogToFields } from './syslog.js';
 import { utf8Slice } from '../utf8.js';
+import type { TextWindow } from './text-window.js';
 
 /** Every deserializer weir has (spec 02 §2.1 `decoding.codec`). */
 export const DECODING_CODECS = ['bytes', 'json', 'syslog', 'native_json', 'native'] as const;
@@ -53,6 +54,8 @@ export interface Stamp {
   host: string | undefined;
   /** Peer port; written only when the source has a port key. */
   port: number | undefined;
+  /** The connection's decoded window, reset per chunk (text-window.ts); unset: each frame decoded alone. */
+  readonly text?: TextWindow | undefined;
 }
 
 /** What a source tells its deserializer once at build time. */
@@ -104,7 +107,7 @@ export function createDeserializer(decoding: DecodingConfig, opts: DeserializerO
         decode(buf, start, end, stamp, out) {
           // one object per frame, keys always written in the same order (stable hidden class)
           const f: ObjectValue = {};
-          const message = utf8Slice(buf, start, end);
+          const message = stamp.text === undefined ? utf8Slice(buf, start, end) : stamp.text.decode(buf, start, end);
           let size = fixedSize + message.length;
           f[mk] = message;
           f[tk] = stamp.timestamp;

@@ -10,6 +10,7 @@ import type { Counter } from '../telemetry/registry.js';
 import { Timestamp } from '../value.js';
 import { type DecodingConfig, type Deserializer, type Stamp, createDeserializer } from './decoding.js';
 import { type FrameDiscard, type FrameSink, type FramingConfig, createDeframer } from './framing.js';
+import { TextWindow } from './text-window.js';
 
 /** One connection's decoder. */
 export interface StreamDecoder {
@@ -63,7 +64,8 @@ export function streamDecoderFactory(ctx: ComponentContext, opts: StreamDecoderO
   const now = () => new Timestamp(Math.floor(ctx.scheduler.now()), 0);
   return () => {
     const deframer = createDeframer(opts.framing, { onDiscard, defaultMaxLength: opts.defaultMaxLength });
-    const stamp: Stamp = { timestamp: now(), host: undefined, port: undefined };
+    const text = new TextWindow();
+    const stamp: Stamp = { timestamp: now(), host: undefined, port: undefined, text };
     let batch: Event[] = [];
     let size = 0;
     let lastSize = 0;
@@ -94,18 +96,22 @@ export function streamDecoderFactory(ctx: ComponentContext, opts: StreamDecoderO
       },
       push(chunk) {
         stamp.timestamp = now();
+        text.reset();
         deframer.push(chunk, emit);
         return take();
       },
       end() {
+        text.reset();
         deframer.end(emit);
         return take();
       },
       pushFrames(chunk, frame) {
         stamp.timestamp = now();
+        text.reset();
         deframer.push(chunk, frame);
       },
       endFrames(frame) {
+        text.reset();
         deframer.end(frame);
       },
       decode,

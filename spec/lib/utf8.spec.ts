@@ -10,13 +10,15 @@ describe('lib/utf8', () => {
     ['plain ascii', 'second line'],
     ['ünïcödé ✓', 'emoji 🚀', 'a lone \ud800 surrogate and \udfff another', 'x'.repeat(10_000)],
     ['\u00ff\u0100\u07ff\u0800\uffff'],
+    // joined with a delimiter, a text's lone high surrogate must not pair with the next text's low one
+    ['end \ud83d', '\ude80 start', 'plain'],
   ];
 
   it('utf8Join: the bytes of Buffer.from(texts.join(d) + d), each text followed by the delimiter', () => {
     for (const texts of cases) {
       expect(utf8Join(texts, 0x0a).equals(Buffer.from(texts.map((t) => t + '\n').join(''), 'utf8')), JSON.stringify(texts)).to.equal(true);
       expect(utf8Join(texts, 0).equals(Buffer.from(texts.map((t) => t + '\0').join(''), 'utf8'))).to.equal(true);
-      expect(utf8Join(texts, undefined).equals(Buffer.from(texts.join(''), 'utf8'))).to.equal(true);
+      expect(utf8Join(texts, undefined).equals(Buffer.concat(texts.map((t) => Buffer.from(t, 'utf8'))))).to.equal(true);
     }
   });
 
