@@ -20,29 +20,48 @@ export const utf8Slice: (buf: Buffer, start: number, end: number) => string = FA
   ? (buf, start, end) => (buf as FastUtf8).utf8Slice!(start, end)
   : (buf, start, end) => buf.toString('utf8', start, end);
 
-/** Largest scratch buffer kept between calls; a longer join writes into one of its own. */
+/** Largest scratch buffer kept between calls; a larger need is met by a buffer of its own, not kept. */
 const SCRATCH_MAX = 4 * 1024 * 1024;
-let scratch = Buffer.allocUnsafeSlow(64 * 1024);
+
+/** A buffer reused from call to call, grown as needed (kept up to 4 MiB). */
+export class ScratchBuffer {
+  private buf = Buffer.allocUnsafeSlow(64 * 1024);
+  /** A buffer of at least `size` bytes; what an earlier take returned may be overwritten. */
+  take(size: number): Buffer {
+    if (size <= this.buf.length) return this.buf;
+    const buf = Buffer.allocUnsafeSlow(size);
+    if (size <= SCRATCH_MAX) this.buf = buf;
+    return buf;
+  }
+}
+
+const shared = new ScratchBuffer();
 
 /**
  * `texts` as UTF-8, each followed by `delimiter` (one byte, or none), in a new buffer of the exact
- * size, through a reused scratch buffer sized for the worst case (3 bytes per UTF-16 unit): only the
- * exact bytes are allocated per call. With a delimiter the texts are joined into one string first
- * and that is written at once: one call into the runtime per batch instead of one per text, and a
- * flat joined string takes the runtime's fast path, which slices of a larger string (text-window.ts)
- * do not; a fifth cheaper on log lines. The delimiter (ASCII) keeps a text's lone surrogate from
- * pairing with the next text's, so the bytes are those of each text written alone.
+ * size: written into a reused scratch buffer sized for the worst case (3 bytes per UTF-16 unit),
+ * then copied, so only the exact bytes are allocated per call.
  */
 export function utf8Join(texts: readonly string[], delimiter: number | undefined): Buffer {
+  const view = utf8JoinInto(shared, texts, delimiter);
+  const out = Buffer.allocUnsafe(view.length);
+  view.copy(out, 0, 0, view.length);
+  return out;
+}
+
+/**
+ * As {@link utf8Join}, but the bytes are a view of `scratch`, valid until its next use: for a
+ * writer that is done with them before it joins again. With a delimiter the texts are joined into
+ * one string first and that is written at once: one call into the runtime per batch instead of one
+ * per text, and a flat joined string takes the runtime's fast path, which slices of a larger string
+ * (codecs/text-window.ts) do not; a fifth cheaper on log lines. The delimiter (ASCII) keeps a text's
+ * lone surrogate from pairing with the next text's, so the bytes are those of each text written alone.
+ */
+export function utf8JoinInto(scratch: ScratchBuffer, texts: readonly string[], delimiter: number | undefined): Buffer {
   const n = texts.length;
   let units = 0;
   for (let i = 0; i < n; i++) units += texts[i]!.length;
-  const worst = units * 3 + n;
-  let buf = scratch;
-  if (worst > buf.length) {
-    buf = Buffer.allocUnsafeSlow(worst);
-    if (worst <= SCRATCH_MAX) scratch = buf;
-  }
+  const buf = scratch.take(units * 3 + n);
   let at = 0;
   if (delimiter !== undefined) {
     if (n > 0) {
@@ -52,7 +71,5 @@ export function utf8Join(texts: readonly string[], delimiter: number | undefined
   } else {
     for (let i = 0; i < n; i++) at += utf8Write(buf, texts[i]!, at);
   }
-  const out = Buffer.allocUnsafe(at);
-  buf.copy(out, 0, 0, at);
-  return out;
+  return buf.subarray(0, at);
 }

@@ -5,6 +5,7 @@
 import type { Event } from '../event.js';
 import { type EncodingConfig, type LogSchemaKeys, DEFAULT_LOG_SCHEMA, type Serializer, createSerializer } from './encoding.js';
 import { type Framer, type FramingConfig, createFramer } from './framing.js';
+import { ScratchBuffer } from '../utf8.js';
 
 /** The outcome of encoding one batch. */
 export interface EncodedBatch {
@@ -22,13 +23,19 @@ export interface BatchEncoder {
   readonly serializer: Serializer;
   readonly framer: Framer;
   encode(events: readonly Event[]): EncodedBatch;
-  /** Each event framed on its own (datagram sinks); failures as in {@link encode}. */
+  /** Each event framed on its own (datagram sinks), in a buffer of its own; failures as in {@link encode}. */
   encodeEach(events: readonly Event[]): { frames: Buffer[]; encoded: Event[]; failed: Event[]; reason: string | undefined };
 }
 
-/** Compiles `encoding` + `framing` once (framing method unset = the codec's stream default). */
-export function createBatchEncoder(encoding: EncodingConfig, framing: FramingConfig, logSchema: LogSchemaKeys = DEFAULT_LOG_SCHEMA): BatchEncoder {
+/**
+ * Compiles `encoding` + `framing` once (framing method unset = the codec's stream default). With
+ * `reuseBytes` the bytes of {@link BatchEncoder.encode} are written into the encoder's own buffer,
+ * valid until its next encode: for a sink that writes one batch at a time and is done with its
+ * bytes once the write finished (no new buffer per batch for the collector to find).
+ */
+export function createBatchEncoder(encoding: EncodingConfig, framing: FramingConfig, logSchema: LogSchemaKeys = DEFAULT_LOG_SCHEMA, reuseBytes = false): BatchEncoder {
   const serializer = createSerializer(encoding, logSchema);
+  const scratch = reuseBytes ? new ScratchBuffer() : undefined;
   const framer = createFramer(framing, encoding.codec);
   // a binary codec (native) frames each payload; text codecs are framed as one string per batch
   const isBinary = serializer.isBinary;
@@ -55,7 +62,7 @@ export function createBatchEncoder(encoding: EncodingConfig, framing: FramingCon
           reason ??= (err as Error).message;
         }
       }
-      return { bytes: payloads ? Buffer.concat(payloads) : framer.frameTexts(texts), encoded, failed, reason };
+      return { bytes: payloads ? Buffer.concat(payloads) : framer.frameTexts(texts, scratch), encoded, failed, reason };
     },
     encodeEach(events) {
       const frames: Buffer[] = [];

@@ -13,7 +13,7 @@
 import * as v from 'valibot';
 import { posint, pathItem, uint } from '../config/shared.js';
 import type { EncodingCodec } from './encoding.js';
-import { utf8Join, utf8Write } from '../utf8.js';
+import { type ScratchBuffer, utf8Join, utf8JoinInto, utf8Write } from '../utf8.js';
 
 /** Every framing method (`framing.method`). */
 export const FRAMING_METHODS = ['bytes', 'character_delimited', 'length_delimited', 'newline_delimited', 'octet_counting'] as const;
@@ -125,8 +125,11 @@ export function defaultStreamFraming(codec: EncodingCodec): FramingConfig {
 /** Frames encoded events into one contiguous buffer. */
 export interface Framer {
   readonly method: FramingMethod;
-  /** All texts framed in order into one buffer (one allocation per batch). */
-  frameTexts(texts: readonly string[]): Buffer;
+  /**
+   * All texts framed in order into one buffer (one allocation per batch); with `scratch`, delimited
+   * and unframed texts are written into it instead (valid until its next use).
+   */
+  frameTexts(texts: readonly string[], scratch?: ScratchBuffer): Buffer;
   /** One payload framed. */
   frame(payload: Buffer): Buffer;
 }
@@ -137,7 +140,7 @@ export function createFramer(framing: FramingConfig, codec?: EncodingCodec): Fra
   const method = f.method ?? 'newline_delimited';
   switch (method) {
     case 'bytes':
-      return { method, frameTexts: (t) => utf8Join(t, undefined), frame: (p) => p };
+      return { method, frameTexts: (t, scratch) => (scratch ? utf8JoinInto(scratch, t, undefined) : utf8Join(t, undefined)), frame: (p) => p };
     case 'newline_delimited':
     case 'character_delimited': {
       const d = method === 'newline_delimited' ? '\n' : (f.character_delimited?.delimiter ?? '\n');
@@ -145,7 +148,7 @@ export function createFramer(framing: FramingConfig, codec?: EncodingCodec): Fra
       const db = Buffer.from(d, 'latin1');
       return {
         method,
-        frameTexts: (t) => utf8Join(t, db[0]!),
+        frameTexts: (t, scratch) => (scratch ? utf8JoinInto(scratch, t, db[0]!) : utf8Join(t, db[0]!)),
         frame: (p) => Buffer.concat([p, db]),
       };
     }

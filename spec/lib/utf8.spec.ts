@@ -1,6 +1,6 @@
 /** One buffer from many texts: the same bytes as joining them first, whatever they hold. */
 import { expect } from 'chai';
-import { utf8Join, utf8Slice, utf8Write } from '../../lib/utf8.js';
+import { ScratchBuffer, utf8Join, utf8JoinInto, utf8Slice, utf8Write } from '../../lib/utf8.js';
 
 describe('lib/utf8', () => {
   const cases: string[][] = [
@@ -31,6 +31,18 @@ describe('lib/utf8', () => {
     // and is not overwritten by the next join
     utf8Join(['b'.repeat(30_000)], 0x0a);
     expect(out.toString()).to.equal(`${'a'.repeat(20_000)}\ndé\n`);
+  });
+
+  it('utf8JoinInto: the same bytes as utf8Join, in the scratch buffer, which grows for a longer join', () => {
+    const scratch = new ScratchBuffer();
+    for (const texts of cases) {
+      const view = utf8JoinInto(scratch, texts, 0x0a);
+      expect(view.equals(utf8Join(texts, 0x0a)), JSON.stringify(texts)).to.equal(true);
+      expect(view.buffer).to.equal(scratch.take(0).buffer);
+    }
+    const long = utf8JoinInto(scratch, ['z'.repeat(100_000)], 0x0a);
+    expect(long.length).to.equal(100_001);
+    expect(scratch.take(0).buffer, 'kept for the next join').to.equal(long.buffer);
   });
 
   it('utf8Write and utf8Slice round-trip at an offset', () => {

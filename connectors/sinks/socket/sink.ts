@@ -28,7 +28,9 @@ export function targetOf(config: SocketSinkConfig): ConnectTarget {
 export function buildSocketSink(config: SocketSinkConfig, ctx: SinkContext): OperatorFunction<EventBatch, Delivery> {
   // datagrams carry one event each: no framing unless configured
   const framing = config.mode === 'udp' && config.framing.method === undefined ? { method: 'bytes' as const } : config.framing;
-  const encoder = createBatchEncoder(config.encoding, framing, ctx.globals.log_schema);
+  // a stream's batches are written one at a time, each done with its bytes before the next is
+  // encoded: one buffer serves them all
+  const encoder = createBatchEncoder(config.encoding, framing, ctx.globals.log_schema, config.mode !== 'udp');
   return config.mode === 'udp' ? udpSink(config, ctx, encoder) : streamSink(config, ctx, encoder);
 }
 

@@ -117,6 +117,16 @@ describe('lib/codecs encoding', () => {
       const r = createBatchEncoder({ codec: 'text' }, { method: 'bytes' }).encodeEach([log({ message: 'a' }), log({ message: 'b' })]);
       expect(r.frames.map(String)).to.deep.equal(['a', 'b']);
     });
+    it('reuseBytes: each encode writes into the same buffer, encodeEach still gives each frame its own', () => {
+      const enc = createBatchEncoder({ codec: 'text' }, { method: 'newline_delimited' }, undefined, true);
+      const first = enc.encode([log({ message: 'one' }), log({ message: 'two' })]).bytes;
+      expect(first.toString()).to.equal('one\ntwo\n');
+      const second = enc.encode([log({ message: 'three' })]).bytes;
+      expect(second.toString()).to.equal('three\n');
+      expect(second.buffer, 'the same memory').to.equal(first.buffer);
+      const r = enc.encodeEach([log({ message: 'a' }), log({ message: 'b' })]);
+      expect(r.frames.map(String)).to.deep.equal(['a\n', 'b\n']);
+    });
   });
 
   describe('encodingSchema', () => {

@@ -113,6 +113,35 @@ describe('socket sink', () => {
     await new Promise<void>((r) => server.close(() => r()));
   });
 
+  it('tcp: batches written while an earlier write waits arrive whole and in order (one buffer serves every batch)', async () => {
+    let peer: Socket | undefined;
+    const chunks: Buffer[] = [];
+    const server = createServer((s) => {
+      peer = s;
+      s.pause(); // the first write stays pending in the kernel and in Node
+      s.on('data', (d: Buffer) => chunks.push(d));
+    });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
+    const ctx = testSinkContext('socket');
+    const input = new Subject<LogEvent[]>();
+    const ds: Delivery[] = [];
+    input.pipe(buildSocketSink(parse({ mode: 'tcp', address: `127.0.0.1:${(server.address() as AddressInfo).port}`, encoding: { codec: 'text' } }), ctx)).subscribe((d) => ds.push(d));
+    // the first batch fills the kernel's buffers; the next two are written into the sink's one
+    // buffer, each only after the write before it finished
+    const big = 'a'.repeat(4 * 1024 * 1024);
+    input.next([log({ message: big })]);
+    input.next([log({ message: 'b'.repeat(1000) }), log({ message: 'c' })]);
+    input.next([log({ message: 'd'.repeat(1000) })]);
+    await until(() => peer !== undefined, 5000, 'connection');
+    peer!.resume();
+    await until(() => ds.length === 3, 10_000, 'three batches delivered');
+    const expected = `${big}\n${'b'.repeat(1000)}\nc\n${'d'.repeat(1000)}\n`;
+    await until(() => chunks.reduce((n, c) => n + c.length, 0) === expected.length, 5000, 'all bytes');
+    expect(Buffer.concat(chunks).toString('latin1') === expected, 'the bytes of each batch as it was encoded').to.equal(true);
+    input.complete();
+    await new Promise<void>((r) => server.close(() => r()));
+  });
+
   it('unix: writes to a stream socket file', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'weir-sink-'));
     const path = join(dir, 'out.sock');
