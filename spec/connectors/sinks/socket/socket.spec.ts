@@ -49,6 +49,34 @@ function receiver(listenOn: number | string = 0): Promise<Receiver> {
   );
 }
 
+/**
+ * A destination that does not read until `peer()` is resumed (the kernel's buffers fill and the
+ * sink's writes wait), and a text sink writing to it.
+ */
+async function pausedDestination() {
+  let peer: Socket | undefined;
+  const chunks: Buffer[] = [];
+  const server = createServer((s) => {
+    peer = s;
+    s.pause();
+    s.on('data', (d: Buffer) => chunks.push(d));
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
+  const ctx = testSinkContext('socket');
+  const input = new Subject<LogEvent[]>();
+  const ds: Delivery[] = [];
+  input.pipe(buildSocketSink(parse({ mode: 'tcp', address: `127.0.0.1:${(server.address() as AddressInfo).port}`, encoding: { codec: 'text' } }), ctx)).subscribe((d) => ds.push(d));
+  return {
+    ctx,
+    input,
+    ds,
+    peer: () => peer,
+    received: () => chunks.reduce((n, c) => n + c.length, 0),
+    bytes: () => Buffer.concat(chunks),
+    close: () => new Promise<void>((r) => server.close(() => r())),
+  };
+}
+
 describe('socket sink', () => {
   it('tcp: newline-framed json, one write per batch, delivered with bytes; ends the connection at completion', async () => {
     const rx = await receiver();
@@ -86,60 +114,38 @@ describe('socket sink', () => {
   });
 
   it('tcp: closes the demand gate while the socket cannot take more, reopens when it drains', async () => {
-    let paused: Socket | undefined;
-    let received = 0;
-    const server = createServer((s) => {
-      paused = s;
-      s.pause(); // a destination that does not read
-      s.on('data', (d: Buffer) => (received += d.length));
-    });
-    await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
-    const ctx = testSinkContext('socket');
-    const input = new Subject<LogEvent[]>();
-    const ds: Delivery[] = [];
-    input.pipe(buildSocketSink(parse({ mode: 'tcp', address: `127.0.0.1:${(server.address() as AddressInfo).port}`, encoding: { codec: 'text' } }), ctx)).subscribe((d) => ds.push(d));
+    const d = await pausedDestination();
     const big = 'y'.repeat(4 * 1024 * 1024);
-    input.next([log({ message: big })]);
-    input.next([log({ message: big })]);
-    await until(() => paused !== undefined, 5000, 'connection');
+    d.input.next([log({ message: big })]);
+    d.input.next([log({ message: big })]);
+    await until(() => d.peer() !== undefined, 5000, 'connection');
     await new Promise((r) => setTimeout(r, 100));
-    expect(ctx.demand.isOpen, 'closed while the kernel buffers are full').to.equal(false);
-    expect(ds).to.have.length(0);
-    paused!.resume();
-    await until(() => ds.length === 2, 10_000, 'both batches delivered');
-    expect(ctx.demand.isOpen).to.equal(true);
-    await until(() => received === 2 * (big.length + 1), 5000, 'all bytes');
-    input.complete();
-    await new Promise<void>((r) => server.close(() => r()));
+    expect(d.ctx.demand.isOpen, 'closed while the kernel buffers are full').to.equal(false);
+    expect(d.ds).to.have.length(0);
+    d.peer()!.resume();
+    await until(() => d.ds.length === 2, 10_000, 'both batches delivered');
+    expect(d.ctx.demand.isOpen).to.equal(true);
+    await until(() => d.received() === 2 * (big.length + 1), 5000, 'all bytes');
+    d.input.complete();
+    await d.close();
   });
 
   it('tcp: batches written while an earlier write waits arrive whole and in order (one buffer serves every batch)', async () => {
-    let peer: Socket | undefined;
-    const chunks: Buffer[] = [];
-    const server = createServer((s) => {
-      peer = s;
-      s.pause(); // the first write stays pending in the kernel and in Node
-      s.on('data', (d: Buffer) => chunks.push(d));
-    });
-    await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
-    const ctx = testSinkContext('socket');
-    const input = new Subject<LogEvent[]>();
-    const ds: Delivery[] = [];
-    input.pipe(buildSocketSink(parse({ mode: 'tcp', address: `127.0.0.1:${(server.address() as AddressInfo).port}`, encoding: { codec: 'text' } }), ctx)).subscribe((d) => ds.push(d));
+    const d = await pausedDestination();
     // the first batch fills the kernel's buffers; the next two are written into the sink's one
     // buffer, each only after the write before it finished
     const big = 'a'.repeat(4 * 1024 * 1024);
-    input.next([log({ message: big })]);
-    input.next([log({ message: 'b'.repeat(1000) }), log({ message: 'c' })]);
-    input.next([log({ message: 'd'.repeat(1000) })]);
-    await until(() => peer !== undefined, 5000, 'connection');
-    peer!.resume();
-    await until(() => ds.length === 3, 10_000, 'three batches delivered');
+    d.input.next([log({ message: big })]);
+    d.input.next([log({ message: 'b'.repeat(1000) }), log({ message: 'c' })]);
+    d.input.next([log({ message: 'd'.repeat(1000) })]);
+    await until(() => d.peer() !== undefined, 5000, 'connection');
+    d.peer()!.resume();
+    await until(() => d.ds.length === 3, 10_000, 'three batches delivered');
     const expected = `${big}\n${'b'.repeat(1000)}\nc\n${'d'.repeat(1000)}\n`;
-    await until(() => chunks.reduce((n, c) => n + c.length, 0) === expected.length, 5000, 'all bytes');
-    expect(Buffer.concat(chunks).toString('latin1') === expected, 'the bytes of each batch as it was encoded').to.equal(true);
-    input.complete();
-    await new Promise<void>((r) => server.close(() => r()));
+    await until(() => d.received() === expected.length, 5000, 'all bytes');
+    expect(d.bytes().toString('latin1') === expected, 'the bytes of each batch as it was encoded').to.equal(true);
+    d.input.complete();
+    await d.close();
   });
 
   it('unix: writes to a stream socket file', async () => {
