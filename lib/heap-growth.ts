@@ -21,7 +21,11 @@
  * The factor is the process's, not an isolate's, and V8 puts it back to 2 whenever it sets up a new
  * isolate's heap, so each worker thread that starts would let the main thread's young generation
  * grow to V8's maximum again: the factor is set again once a worker is online, and after every
- * collection, not only until the bound is reached (a string parse per collection). Workers leave it
+ * collection, not only until the bound is reached (a string parse per collection). A window stays:
+ * the reset happens on the worker's thread, before `online` reaches this one, so a collection of the
+ * main thread's in between (tens of milliseconds; longer on a busy machine) can double its young
+ * generation once. The pool starts its workers with the topology, before data flows, and again only
+ * to replace one that died. Workers leave it
  * alone (a preload such as `--import` runs in workers too); their young generation is bounded by
  * the pool's `resourceLimits` (lib/threads/pool.ts). The factor is set when V8 reports a
  * collection, which reaches JavaScript on the next turn of the event loop: a turn that allocates
