@@ -5,7 +5,7 @@
  */
 import { type NetConnectOpts, type Socket, connect } from 'node:net';
 import type { SinkContext } from '../../../lib/component.js';
-import { connectFailed, connectionLost } from './events.js';
+import { connectFailed, connectionEstablished, connectionLost, connectionShutdown } from './events.js';
 
 /** A TCP host and port, or a unix socket path. */
 export type ConnectTarget = { readonly host: string; readonly port: number } | { readonly path: string };
@@ -60,6 +60,10 @@ export class StreamConnection {
     this.reset();
   }
 
+  private get mode(): 'tcp' | 'unix' {
+    return 'path' in this.target ? 'unix' : 'tcp';
+  }
+
   private async connectLoop(): Promise<Socket> {
     let delay = INITIAL_BACKOFF_MS;
     for (;;) {
@@ -104,10 +108,12 @@ export class StreamConnection {
         s.on('end', () => {
           if (this.socket === s) this.socket = undefined;
           s.destroy();
+          connectionShutdown(this.ctx, this.mode);
         });
         s.on('close', () => {
           if (this.socket === s) this.socket = undefined;
         });
+        connectionEstablished(this.ctx, this.mode);
         resolve(s);
       });
     });

@@ -7,7 +7,19 @@ export function connectFailed(ctx: SinkContext, err: Error, retryInMs: number): 
   ctx.log.warn('Unable to connect.', { error: err.message, retry_in_ms: retryInMs });
 }
 
-/** An open connection failed or was closed by the peer. */
+/** A connection is open (Vector's `connection_established_total`, by `mode`). */
+export function connectionEstablished(ctx: SinkContext, mode: 'tcp' | 'unix'): void {
+  ctx.telemetry.counter('connection_established_total', { mode }).add(1);
+  ctx.log.debug('Connected.', { mode });
+}
+
+/** The peer ended the connection; the next write reconnects (Vector's `connection_shutdown_total`). */
+export function connectionShutdown(ctx: SinkContext, mode: 'tcp' | 'unix'): void {
+  ctx.telemetry.counter('connection_shutdown_total', { mode }).add(1);
+  ctx.log.debug('Received EOF from the server, shutdown.', { mode });
+}
+
+/** An open connection failed. */
 export function connectionLost(ctx: SinkContext, reason: string): void {
   ctx.log.warn('Connection lost; reconnecting on the next write.', { error: reason });
 }

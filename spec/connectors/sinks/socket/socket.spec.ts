@@ -104,11 +104,14 @@ describe('socket sink', () => {
     const rx = await receiver(port);
     await until(() => rx.data() === 'early\n', 5000, 'delivery after the destination came up');
     expect(ds.map((d) => d.status)).to.deep.equal(['delivered']);
+    expect(ctx.metric('connection_established_total', { mode: 'tcp' })).to.equal(1);
     for (const s of rx.sockets) s.destroy();
-    await new Promise((r) => setTimeout(r, 50));
+    // the sink reads EOF and drops the socket; the next batch opens a new connection
+    await until(() => ctx.metric('connection_shutdown_total', { mode: 'tcp' }) === 1, 5000, 'the shutdown noticed');
     input.next([log({ message: 'later' })]);
     await until(() => rx.data() === 'early\nlater\n', 10_000, 'delivery on a new connection');
     expect(rx.connections).to.equal(2);
+    expect(ctx.metric('connection_established_total', { mode: 'tcp' })).to.equal(2);
     input.complete();
     await rx.close();
   });
