@@ -20,7 +20,8 @@ describe('daemon lifecycle', function () {
     const t0 = Date.now();
     p.child.kill('SIGTERM');
     const { code } = await p.exited;
-    expect(Date.now() - t0).to.be.within(900, 4000);
+    // draining all 20,000 events at 100/s would take 200 s: well past any busy machine's delay
+    expect(Date.now() - t0).to.be.within(900, 30_000);
     expect(code).to.equal(1);
     expect(p.stderr()).to.include('did not finish within 1 s');
     expect(p.stderr()).to.match(/[1-9]\d* events lost/);

@@ -1,5 +1,5 @@
 /** A SourceContext for building one source outside a topology: a gate the test drives, captured log records. */
-import { Subject } from 'rxjs';
+import { type SchedulerLike, Subject } from 'rxjs';
 import type { SourceContext } from '../../../lib/component.js';
 import { componentContext, sourceContext } from '../../../lib/component-context.js';
 import { GateController } from '../../../lib/gate.js';
@@ -16,14 +16,14 @@ export interface TestSourceContext extends SourceContext {
   listeningAddress(): string | undefined;
 }
 
-export function testSourceContext(type: string, id = 'in'): TestSourceContext {
+export function testSourceContext(type: string, id = 'in', scheduler?: SchedulerLike): TestSourceContext {
   const registry = new MetricsRegistry({});
   const lines: string[] = [];
   // no rate-limit window, so every warning is visible to the test
   const root = new LogRoot('debug', { write: (l) => lines.push(l) }, 0);
   const gate = new GateController(true);
   const shutdown = new Subject<void>();
-  const base = componentContext({ id, kind: 'source', type, registry, log: root.logger({ component_id: id }), globals: { timezone: 'UTC' } });
+  const base = componentContext({ id, kind: 'source', type, registry, log: root.logger({ component_id: id }), globals: { timezone: 'UTC' }, scheduler });
   return {
     ...sourceContext(base, { out: gate, shutdown$: shutdown.asObservable() }),
     gate,

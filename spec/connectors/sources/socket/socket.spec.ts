@@ -4,7 +4,7 @@ import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { type Socket, connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { Subscription } from 'rxjs';
+import { type SchedulerLike, type Subscription, VirtualAction, VirtualTimeScheduler } from 'rxjs';
 import * as v from 'valibot';
 import { mapIssue } from '../../../../lib/config/issues.js';
 import { createBatchEncoder } from '../../../../lib/codecs/index.js';
@@ -26,9 +26,9 @@ interface Running {
 
 const running: Running[] = [];
 
-async function start(options: Record<string, unknown>): Promise<Running> {
+async function start(options: Record<string, unknown>, scheduler?: SchedulerLike): Promise<Running> {
   const config = v.parse(SocketSourceConfig, { type: 'socket', ...options });
-  const ctx = testSourceContext('socket');
+  const ctx = testSourceContext('socket', 'in', scheduler);
   const batches: EventBatch[] = [];
   let completed = false;
   let failure: unknown;
@@ -210,15 +210,20 @@ describe('socket source', () => {
   });
 
   it('tcp: shutdown closes connections that do not end within shutdown_timeout_secs', async () => {
-    const r = await start({ mode: 'tcp', address: '127.0.0.1:0', shutdown_timeout_secs: 1 });
+    // the forced close is timed on the context's scheduler: virtual time, advanced by hand
+    const clock = new VirtualTimeScheduler(VirtualAction, 999);
+    const r = await start({ mode: 'tcp', address: '127.0.0.1:0', shutdown_timeout_secs: 1 }, clock);
     const c = await tcpClient(r.port);
     c.on('error', () => {});
     await write(c, 'x\n');
-    await until(() => r.events().length === 1, 5000, 'line');
-    const t0 = Date.now();
+    await until(() => (clock.flush(), r.events().length === 1), 5000, 'line');
     r.ctx.shutdown.next();
+    clock.flush();
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(r.completed(), 'completed before shutdown_timeout_secs').to.equal(false);
+    clock.maxFrames = 1000;
+    clock.flush();
     await until(() => r.completed(), 5000, 'forced completion');
-    expect(Date.now() - t0).to.be.within(900, 3000);
     c.destroy();
   });
 
