@@ -232,3 +232,35 @@ describe('connectors/sinks/http: wire format and options', () => {
     expect(ds[0]!.status).to.equal('delivered');
   });
 });
+
+describe('connectors/sinks/http: the global log_schema', () => {
+  it('log_schema.message_key names the field the text codec sends, as in the stream sinks (daemon)', async () => {
+    const server = await startTestServer();
+    const dir = mkdtempSync(join(tmpdir(), 'weir-http-schema-'));
+    const cfg = join(dir, 'p.toml');
+    writeFileSync(
+      cfg,
+      `[log_schema]\nmessage_key = "msg"\n\n[sources.in]\ntype = "stdin"\n\n` +
+        `[sinks.out]\ntype = "http"\ninputs = ["in"]\nuri = "${server.url}/logs"\nencoding.codec = "text"\n`,
+    );
+    try {
+      const r = await runWeir(['--config', cfg], { input: 'first line\nsecond line\n' });
+      expect(r.code, r.stderr).to.equal(0);
+      expect(server.requests.map((q) => q.body).join('')).to.equal('first line\nsecond line\n');
+    } finally {
+      await server.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('the message field of log_schema is what an event carries under message_key (unit)', async () => {
+    const server = await startTestServer();
+    try {
+      const ctx = testSinkContext('http', { globals: { log_schema: { ...defaultGlobals().log_schema, message_key: 'msg' } } });
+      await runSink(httpConfig(server.url, { encoding: { codec: 'text' } }), of([logEvent({ msg: 'from msg', message: 'not this' })]), ctx);
+      expect(server.requests[0]!.body).to.equal('from msg\n');
+    } finally {
+      await server.close();
+    }
+  });
+});
