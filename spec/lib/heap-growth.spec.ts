@@ -68,9 +68,9 @@ ${work}console.log(v8.getHeapSpaceStatistics().find((s) => s.space_name === 'new
 
 /**
  * About three times as many bytes as the young generation at its bound holds (two semi-spaces of 8
- * MiB: a million small objects and their strings, about 45 MiB), all kept, in a single turn
- * of the event loop: enough survivors for V8 to grow the young generation by whatever factor is set
- * when the turn starts.
+ * MiB: a million small objects and their strings, about 45 MiB), all kept, in a single turn of the
+ * event loop: enough survivors for V8 to grow the young generation by whatever factor is set when
+ * the turn starts.
  */
 const oneTurnSurvivors = `
 await new Promise((resolve) => setImmediate(resolve));
@@ -108,8 +108,8 @@ describe('lib/heap-growth', () => {
 
   it('keeps the young generation where it was after a worker thread started (V8 sets the growth factor back to 2 for a new isolate)', async () => {
     // the main thread grows to its bound first (prints that), then a worker starts, then one turn
-    // keeps about three times what the young generation holds: its collections in that turn grow the young
-    // generation unless the factor is 1 again when the turn starts (no callback runs within a turn)
+    // keeps about three times what the young generation holds: its collections in that turn grow
+    // it unless the factor is 1 again when the turn starts (no callback runs within a turn)
     const young = "v8.getHeapSpaceStatistics().find((s) => s.space_name === 'new_space').space_size / cap";
     const before = `${survivors}keep = null;console.log(${young});${workerOnline}`;
     const [grown, after] = (await runLines(youngWorkload(true, 0, before, oneTurnSurvivors), ['--expose-gc'])).map(Number);
