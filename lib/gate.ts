@@ -16,8 +16,11 @@ import {
   distinctUntilChanged,
   filter,
   first,
+  from,
   of,
   repeat,
+  switchMap,
+  take,
 } from 'rxjs';
 
 export interface Gate {
@@ -100,10 +103,14 @@ export function gateFrom(states$: Observable<boolean>, initial = true): Gate & {
   return { get isOpen() { return ctl.isOpen; }, open$: ctl.open$, dispose: () => sub.unsubscribe() };
 }
 
-/** Repeats a read while the gate is open; the next pull waits for credit. `undefined` = empty poll. */
-export function pullWhile<T>(read: () => ObservableInput<T | undefined>, gate: Gate): Observable<T> {
+/**
+ * Repeats a read while the gate is open; the next pull waits for credit (after `pace`, when given:
+ * a timer between reads). `undefined` = empty poll, not emitted.
+ */
+export function pullWhile<T>(read: () => ObservableInput<T | undefined>, gate: Gate, pace?: () => ObservableInput<unknown>): Observable<T> {
+  const credit = pace === undefined ? () => whenOpen(gate) : () => from(pace()).pipe(take(1), switchMap(() => whenOpen(gate)));
   return defer(read).pipe(
-    repeat({ delay: () => whenOpen(gate) }),
+    repeat({ delay: credit }),
     filter((x): x is T => x !== undefined),
   );
 }

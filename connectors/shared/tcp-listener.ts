@@ -17,7 +17,7 @@ import type { SourceContext } from '../../lib/component.js';
 import { formatSocketAddress } from '../../lib/net/socket-address.js';
 import { type ListenTarget, systemdFd } from './listen-address.js';
 import { connectionFailed, listening } from './listener-events.js';
-import { pauseWhileClosed } from './pause-while-closed.js';
+import { pauseWhileClosed } from './source/pause-while-closed.js';
 
 /** How and where to listen. */
 export interface StreamListenerOptions {

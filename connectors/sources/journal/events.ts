@@ -1,17 +1,16 @@
-/** Internal events of the `journal` source: each logs and counts together (spec 02 §6). */
+/** Internal events of the `journal` source: each logs and counts together, as Vector's do. */
 import type { ComponentContext } from '../../../lib/component.js';
+import type { DeliveryStatus } from '../../../lib/event.js';
 
 /** Counters bound once per source. */
 export function journalTelemetry(ctx: ComponentContext) {
   const t = ctx.telemetry;
   return {
-    receivedBytes: t.counter('component_received_bytes_total'),
     invalid: t.counter('invalid_record_total'),
     invalidBytes: t.counter('invalid_record_bytes_total'),
     parserFailed: t.counter('component_errors_total', { error_type: 'parser_failed', stage: 'processing' }),
     commandFailed: t.counter('component_errors_total', { error_type: 'command_failed', stage: 'receiving' }),
     checkpointFailed: t.counter('component_errors_total', { error_type: 'writer_failed', stage: 'processing' }),
-    lag: t.histogram('source_lag_time_seconds'),
   };
 }
 /** The bound counters of one source. */
@@ -40,4 +39,9 @@ export function journalctlStderr(ctx: ComponentContext, line: string): void {
 export function checkpointFailed(ctx: ComponentContext, t: JournalTelemetry, path: string, err: unknown): void {
   t.checkpointFailed.add(1);
   ctx.log.error('Could not save the journal checkpoint.', { path, error: (err as Error).message });
+}
+
+/** A batch was not delivered: the checkpoint stays before it for this run, so a restart reads it again. */
+export function checkpointHeld(ctx: ComponentContext, status: DeliveryStatus): void {
+  ctx.log.warn('Events were not delivered; the checkpoint stays before them until the source restarts.', { status });
 }

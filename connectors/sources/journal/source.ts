@@ -1,27 +1,28 @@
 /**
  * The `journal` source: runs `journalctl --follow --output=json` and turns its lines into batches
- * (reference §4.5). A batch opens at the first record that passes the filter and closes after
- * `batch_size` lines or 10 ms; the cursor of the last line read is saved after the batch is taken
- * downstream (or delivered, with acknowledgements). journalctl is restarted with backoff when it
- * ends, from the last cursor emitted; its stdout pauses while the output gate is closed.
+ * on the source skeleton. A batch opens at the first record that passes the filter and closes
+ * after `batch_size` lines or 10 ms; the cursor of the last line read is saved once the batch and
+ * every earlier one are in the buffers downstream, or delivered with acknowledgements (ordered
+ * settlement: a saved cursor never passes an undelivered entry). journalctl is restarted with
+ * backoff when it ends, from the last cursor emitted; its stdout pauses while the output gate is
+ * closed, so journalctl blocks on a full pipe.
  */
 import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
-import { Observable, type Subscription } from 'rxjs';
+import type { Observable, Subscription } from 'rxjs';
+import { createDeframer } from '../../../lib/codecs/framing.js';
 import type { SourceContext } from '../../../lib/component.js';
-import { BatchNotifier, type DeliveryStatus, type EventBatch, type LogEvent, attachNotifier } from '../../../lib/event.js';
-import { Timestamp } from '../../../lib/value.js';
-import { pauseWhileClosed } from '../../shared/pause-while-closed.js';
+import type { DeliveryStatus, EventBatch } from '../../../lib/event.js';
+import { BatchWindow, OrderedSettlement, type PauseWhileClosed, type SourceOutput, pauseWhileClosed, runSource } from '../../shared/source/index.js';
 import { type Checkpoint, openCheckpoint } from './checkpoint.js';
 import { type StartAt, journalctlArgs, journalctlVersion } from './command.js';
 import { type JournalSourceConfig, unitMatches } from './config.js';
-import { checkpointFailed, invalidRecord, journalTelemetry, journalctlEnded, journalctlStderr } from './events.js';
+import { type JournalTelemetry, checkpointFailed, checkpointHeld, invalidRecord, journalTelemetry, journalctlEnded, journalctlStderr } from './events.js';
 import { type EventKeys, parseRecord, recordFilter, recordToEvent } from './record.js';
 
-/** A batch closes this long after its first record even when short (reference §4.5). */
+/** A batch closes this long after its first record even when short. */
 const BATCH_WINDOW_MS = 10;
 const RESTART_MIN_MS = 1000;
 const RESTART_MAX_MS = 30_000;
-const NEWLINE = 0x0a;
 
 /** Builds the source; fails (as a build error) when journalctl cannot tell its version or the checkpoint folder cannot be made. */
 export function buildJournalSource(config: JournalSourceConfig, ctx: SourceContext): Observable<EventBatch> {
@@ -31,193 +32,168 @@ export function buildJournalSource(config: JournalSourceConfig, ctx: SourceConte
   const keep = recordFilter(unitMatches(config.include_matches, config.include_units), unitMatches(config.exclude_matches, config.exclude_units));
   const schema = ctx.globals.log_schema;
   const keys: EventKeys = { message: schema.message_key, host: schema.host_key, timestamp: schema.timestamp_key, sourceType: schema.source_type_key };
-  const telemetry = journalTelemetry(ctx);
-
-  return new Observable<EventBatch>((subscriber) => {
+  return runSource(ctx, { lagKey: keys.timestamp }, (out) => {
+    const dataDir = config.data_dir ?? ctx.globals.data_dir;
     let checkpoint: Checkpoint;
-    let start: StartAt;
+    let saved: string | undefined;
     try {
-      checkpoint = openCheckpoint(config.data_dir ?? ctx.globals.data_dir, ctx.id);
-      const saved = checkpoint.read();
-      start = saved !== undefined ? { cursor: saved } : config.since_now ? 'now' : 'all';
+      checkpoint = openCheckpoint(dataDir, ctx.id);
+      saved = checkpoint.read();
     } catch (err) {
-      subscriber.error(new Error(`journal checkpoint in ${config.data_dir ?? ctx.globals.data_dir}: ${(err as Error).message}`));
-      return undefined;
+      throw new Error(`journal checkpoint in ${dataDir}: ${(err as Error).message}`);
     }
-    const pauser = pauseWhileClosed(ctx.out);
-    let stopped = false;
-    let child: ChildProcessWithoutNullStreams | undefined;
-    let restartTimer: Subscription | undefined;
-    let failures = 0;
-    let version = 0;
+    const reader = new JournalReader(config, ctx, out, { keep, keys, checkpoint });
+    reader.begin(saved !== undefined ? { cursor: saved } : config.since_now ? 'now' : 'all');
+    return reader;
+  });
+}
 
-    // the open batch
-    let batch: LogEvent[] | undefined;
-    let linesInBatch = 0;
-    let batchBytes = 0;
-    let batchTimer: Subscription | undefined;
-    let lastCursorRead: string | undefined;
+/** What the reader needs besides the options. */
+interface ReaderParts {
+  readonly keep: ReturnType<typeof recordFilter>;
+  readonly keys: EventKeys;
+  readonly checkpoint: Checkpoint;
+}
 
-    // with acknowledgements: batches awaiting delivery, oldest first
-    const pending: { cursor: string | undefined; status: DeliveryStatus | undefined }[] = [];
+/** One subscription's journalctl process, its batches and its checkpoint. */
+class JournalReader {
+  private readonly telemetry: JournalTelemetry;
+  private readonly pauser: PauseWhileClosed;
+  private readonly window: BatchWindow;
+  private readonly settlement: OrderedSettlement<string | undefined>;
+  private start: StartAt = 'all';
+  private version = 0;
+  private stopped = false;
+  private child: ChildProcessWithoutNullStreams | undefined;
+  private restartTimer: Subscription | undefined;
+  private failures = 0;
+  private lastCursorRead: string | undefined;
 
-    const save = (cursor: string | undefined) => {
-      if (cursor === undefined) return;
-      try {
-        checkpoint.save(cursor);
-      } catch (err) {
-        checkpointFailed(ctx, telemetry, checkpoint.path, err);
-      }
-    };
-    // strictly in batch order: a later cursor is never saved before an earlier batch settles
-    const settleInOrder = () => {
-      let cursor: string | undefined;
-      while (pending.length > 0 && pending[0]!.status !== undefined) {
-        const done = pending.shift()!;
-        if (done.status === 'delivered' && done.cursor !== undefined) cursor = done.cursor;
-      }
-      save(cursor);
-    };
-
-    const flush = () => {
-      batchTimer?.unsubscribe();
-      batchTimer = undefined;
-      const events = batch;
-      if (events === undefined) return;
-      batch = undefined;
-      linesInBatch = 0;
-      telemetry.receivedBytes.add(batchBytes);
-      batchBytes = 0;
-      const cursor = lastCursorRead;
-      // a restart of journalctl resumes after what was emitted, not after what was saved
-      if (cursor !== undefined) start = { cursor };
-      if (ctx.acknowledgements) {
-        const entry: (typeof pending)[number] = { cursor, status: undefined };
-        pending.push(entry);
-        attachNotifier(
-          events,
-          new BatchNotifier((status) => {
-            entry.status = status;
-            settleInOrder();
-          }),
-        );
-      }
-      subscriber.next(events);
-      if (!ctx.acknowledgements) save(cursor);
-      if (child) pauser.pauseIfClosed(child.stdout);
-    };
-
-    const countLine = () => {
-      if (++linesInBatch >= config.batch_size) flush();
-    };
-
-    const handleLine = (line: Buffer) => {
-      if (line.length === 0) return;
-      // invalid UTF-8 becomes U+FFFD (lossy), as the spec asks
-      const text = line.toString('utf8');
-      // --show-cursor's trailer line, printed when journalctl exits
-      if (text.startsWith('-- cursor: ')) return;
-      const r = parseRecord(text);
-      if (typeof r === 'string') {
-        invalidRecord(ctx, telemetry, text, r, line.length);
-        if (batch !== undefined) countLine();
-        return;
-      }
-      failures = 0;
-      if (r.cursor !== undefined) lastCursorRead = r.cursor;
-      if (!keep(r.fields)) {
-        if (batch !== undefined) countLine();
-        return;
-      }
-      const event = recordToEvent(r, keys, config.remap_priority, ctx.id);
-      const ts = event.fields[keys.timestamp];
-      if (ts instanceof Timestamp) telemetry.lag.record(Math.max(0, ctx.scheduler.now() - ts.ms) / 1000);
-      if (batch === undefined) {
-        batch = [];
-        batchTimer = ctx.scheduler.schedule(flush, BATCH_WINDOW_MS);
-      }
-      batch.push(event);
-      batchBytes += line.length;
-      countLine();
-    };
-
-    const restartLater = (reason: string, failed: boolean) => {
-      if (stopped) return;
-      const delay = Math.min(RESTART_MAX_MS, RESTART_MIN_MS * 2 ** failures);
-      failures++;
-      journalctlEnded(ctx, telemetry, reason, delay, failed);
-      restartTimer = ctx.scheduler.schedule(run, delay);
-    };
-
-    function run() {
-      restartTimer = undefined;
-      if (stopped) return;
-      const args = journalctlArgs(config, version, start);
-      const proc = spawn(config.journalctl_path, args, { stdio: ['ignore', 'pipe', 'pipe'] }) as unknown as ChildProcessWithoutNullStreams;
-      child = proc;
-      let rest: Buffer | undefined;
-      let ended = false;
-      const end = (reason: string, failed: boolean) => {
-        if (ended) return;
-        ended = true;
-        pauser.forget(proc.stdout);
-        if (child === proc) child = undefined;
-        // records read so far are whole: send them before journalctl starts again
-        flush();
-        restartLater(reason, failed);
-      };
-      proc.stdout.on('data', (chunk: Buffer) => {
-        let from = 0;
-        let nl = chunk.indexOf(NEWLINE);
-        if (rest !== undefined && nl >= 0) {
-          handleLine(Buffer.concat([rest, chunk.subarray(0, nl)]));
-          rest = undefined;
-          from = nl + 1;
-          nl = chunk.indexOf(NEWLINE, from);
-        }
-        while (nl >= 0) {
-          handleLine(chunk.subarray(from, nl));
-          from = nl + 1;
-          nl = chunk.indexOf(NEWLINE, from);
-        }
-        if (from < chunk.length) rest = rest === undefined ? Buffer.from(chunk.subarray(from)) : Buffer.concat([rest, chunk.subarray(from)]);
-      });
-      let errText = '';
-      proc.stderr.on('data', (chunk: Buffer) => {
-        errText += chunk.toString('utf8');
-        let nl = errText.indexOf('\n');
-        while (nl >= 0) {
-          const line = errText.slice(0, nl).trim();
-          if (line !== '') journalctlStderr(ctx, line);
-          errText = errText.slice(nl + 1);
-          nl = errText.indexOf('\n');
-        }
-      });
-      proc.on('error', (err) => end(`could not run ${config.journalctl_path}: ${err.message}`, true));
-      proc.on('close', (code, signal) => end(`journalctl exited (${signal ?? `code ${code}`})`, code !== 0));
-    }
-
-    journalctlVersion(config.journalctl_path).then(
-      (v) => {
-        version = v;
-        run();
-      },
-      (err: unknown) => subscriber.error(err),
+  constructor(
+    private readonly config: JournalSourceConfig,
+    private readonly ctx: SourceContext,
+    private readonly out: SourceOutput,
+    private readonly parts: ReaderParts,
+  ) {
+    this.telemetry = journalTelemetry(ctx);
+    this.pauser = pauseWhileClosed(ctx.out);
+    this.window = new BatchWindow(config.batch_size, BATCH_WINDOW_MS, ctx.scheduler, (events) => this.emit(events));
+    this.settlement = new OrderedSettlement(
+      out,
+      (cursor) => this.save(cursor),
+      (status: DeliveryStatus) => checkpointHeld(ctx, status),
     );
-    const shutdown = ctx.shutdown$.subscribe(() => {
-      stopped = true;
-      flush();
-      child?.kill('SIGTERM');
-      subscriber.complete();
-    });
+  }
 
-    return () => {
-      stopped = true;
-      shutdown.unsubscribe();
-      batchTimer?.unsubscribe();
-      restartTimer?.unsubscribe();
-      pauser.close();
-      child?.kill('SIGTERM');
+  /** Asks journalctl its version, then runs it from `start`. */
+  begin(start: StartAt): void {
+    this.start = start;
+    journalctlVersion(this.config.journalctl_path).then(
+      (v) => {
+        this.version = v;
+        this.run();
+      },
+      (err: unknown) => this.out.fail(err),
+    );
+  }
+
+  /** Shutdown: what was read is emitted, journalctl is stopped. */
+  drain(): void {
+    this.stopped = true;
+    this.window.flush();
+    this.child?.kill('SIGTERM');
+  }
+
+  /** Teardown: everything stops at once. */
+  close(): void {
+    this.stopped = true;
+    this.window.close();
+    this.restartTimer?.unsubscribe();
+    this.pauser.close();
+    this.child?.kill('SIGTERM');
+  }
+
+  private emit(events: EventBatch): void {
+    const cursor = this.lastCursorRead;
+    // a restart of journalctl resumes after what was emitted, not after what was saved
+    if (cursor !== undefined) this.start = { cursor };
+    this.settlement.emit(events, cursor);
+    if (this.child) this.pauser.pauseIfClosed(this.child.stdout);
+  }
+
+  private save(cursor: string | undefined): void {
+    if (cursor === undefined) return;
+    try {
+      this.parts.checkpoint.save(cursor);
+    } catch (err) {
+      checkpointFailed(this.ctx, this.telemetry, this.parts.checkpoint.path, err);
+    }
+  }
+
+  private handleLine(line: Buffer): void {
+    if (line.length === 0) return;
+    // invalid UTF-8 becomes U+FFFD (lossy), as the journal source promises
+    const text = line.toString('utf8');
+    // --show-cursor's trailer line, printed when journalctl exits
+    if (text.startsWith('-- cursor: ')) return;
+    const r = parseRecord(text);
+    if (typeof r === 'string') {
+      invalidRecord(this.ctx, this.telemetry, text, r, line.length);
+      return this.window.skip();
+    }
+    this.failures = 0;
+    if (r.cursor !== undefined) this.lastCursorRead = r.cursor;
+    if (!this.parts.keep(r.fields)) return this.window.skip();
+    this.window.push(recordToEvent(r, this.parts.keys, this.config.remap_priority, this.ctx.id));
+  }
+
+  private run(): void {
+    this.restartTimer = undefined;
+    if (this.stopped) return;
+    const args = journalctlArgs(this.config, this.version, this.start);
+    const proc = spawn(this.config.journalctl_path, args, { stdio: ['ignore', 'pipe', 'pipe'] }) as unknown as ChildProcessWithoutNullStreams;
+    this.child = proc;
+    const lines = createDeframer({ method: 'newline_delimited' }, { onDiscard: (_reason, bytes) => invalidRecord(this.ctx, this.telemetry, '', 'record too long', bytes) });
+    const onLine = (buf: Buffer, start: number, end: number) => this.handleLine(buf.subarray(start, end));
+    let ended = false;
+    const end = (reason: string, failed: boolean) => {
+      if (ended) return;
+      ended = true;
+      this.pauser.forget(proc.stdout);
+      if (this.child === proc) this.child = undefined;
+      // records read so far are whole: send them before journalctl starts again
+      this.window.flush();
+      this.restartLater(reason, failed);
     };
+    proc.stdout.on('data', (chunk: Buffer) => {
+      this.out.received(chunk.length);
+      lines.push(chunk, onLine);
+    });
+    forwardStderr(proc, (line) => journalctlStderr(this.ctx, line));
+    proc.on('error', (err) => end(`could not run ${this.config.journalctl_path}: ${err.message}`, true));
+    proc.on('close', (code, signal) => end(`journalctl exited (${signal ?? `code ${code}`})`, code !== 0));
+  }
+
+  private restartLater(reason: string, failed: boolean): void {
+    if (this.stopped) return;
+    const delay = Math.min(RESTART_MAX_MS, RESTART_MIN_MS * 2 ** this.failures);
+    this.failures++;
+    journalctlEnded(this.ctx, this.telemetry, reason, delay, failed);
+    this.restartTimer = this.ctx.scheduler.schedule(() => this.run(), delay);
+  }
+}
+
+/** Each non-empty line journalctl writes on stderr. */
+function forwardStderr(proc: ChildProcessWithoutNullStreams, onLine: (line: string) => void): void {
+  let text = '';
+  proc.stderr.on('data', (chunk: Buffer) => {
+    text += chunk.toString('utf8');
+    let nl = text.indexOf('\n');
+    while (nl >= 0) {
+      const line = text.slice(0, nl).trim();
+      if (line !== '') onLine(line);
+      text = text.slice(nl + 1);
+      nl = text.indexOf('\n');
+    }
   });
 }

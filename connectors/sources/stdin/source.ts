@@ -4,16 +4,16 @@
  */
 import { hostname } from 'node:os';
 import type { Readable } from 'node:stream';
-import { Observable } from 'rxjs';
-import { defaultDecodingFraming, receivedBytesCounter, streamDecoderFactory } from '../../../lib/codecs/index.js';
+import type { Observable } from 'rxjs';
+import { defaultDecodingFraming, streamDecoderFactory } from '../../../lib/codecs/index.js';
 import type { SourceContext } from '../../../lib/component.js';
 import type { EventBatch } from '../../../lib/event.js';
-import { pauseWhileClosed } from '../../shared/pause-while-closed.js';
+import { pauseWhileClosed, runSource } from '../../shared/source/index.js';
 import type { StdinSourceConfig } from './config.js';
 
 /** Builds the source over `input` (process.stdin unless a test passes a stream). */
 export function buildStdinSource(config: StdinSourceConfig, ctx: SourceContext, input: Readable = process.stdin): Observable<EventBatch> {
-  return new Observable<EventBatch>((subscriber) => {
+  return runSource(ctx, {}, (out) => {
     const decoder = streamDecoderFactory(ctx, {
       framing: config.framing.method === undefined ? { ...config.framing, ...defaultDecodingFraming(config.decoding.codec) } : config.framing,
       decoding: config.decoding,
@@ -22,39 +22,39 @@ export function buildStdinSource(config: StdinSourceConfig, ctx: SourceContext, 
       defaultMaxLength: config.max_length,
     })();
     decoder.stamp.host = hostname();
-    const receivedBytes = receivedBytesCounter(ctx);
-    const emit = (batch: EventBatch) => {
-      if (batch.length > 0) subscriber.next(batch);
-    };
     const gated = pauseWhileClosed(ctx.out);
     const onData = (chunk: Buffer | string) => {
       const buf = typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
-      receivedBytes.add(buf.length);
-      emit(decoder.push(buf));
+      out.received(buf.length);
+      out.emit(decoder.push(buf));
       gated.pauseIfClosed(input);
     };
     let done = false;
     const finish = () => {
       if (done) return;
       done = true;
-      emit(decoder.end());
-      subscriber.complete();
+      out.emit(decoder.end());
     };
-    const onError = (err: Error) => subscriber.error(err);
-    input.on('data', onData);
-    input.once('end', finish);
-    input.once('error', onError);
-    const shutdownSub = ctx.shutdown$.subscribe(() => {
-      input.pause();
+    const onEnd = () => {
       finish();
-    });
-    return () => {
-      shutdownSub.unsubscribe();
-      gated.close();
-      input.off('data', onData);
-      input.off('end', finish);
-      input.off('error', onError);
-      input.pause();
+      out.complete();
+    };
+    const onError = (err: Error) => out.fail(err);
+    input.on('data', onData);
+    input.once('end', onEnd);
+    input.once('error', onError);
+    return {
+      drain() {
+        input.pause();
+        finish();
+      },
+      close() {
+        gated.close();
+        input.off('data', onData);
+        input.off('end', onEnd);
+        input.off('error', onError);
+        input.pause();
+      },
     };
   });
 }

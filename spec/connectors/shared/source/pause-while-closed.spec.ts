@@ -2,8 +2,8 @@ import { expect } from 'chai';
 import { PassThrough } from 'node:stream';
 import { type Observable, defer, finalize, map } from 'rxjs';
 import { TestScheduler } from 'rxjs/testing';
-import { pauseWhileClosed } from '../../../connectors/shared/pause-while-closed.js';
-import { type Gate, GateController } from '../../../lib/gate.js';
+import { pauseWhileClosed } from '../../../../connectors/shared/source/pause-while-closed.js';
+import { type Gate, GateController } from '../../../../lib/gate.js';
 
 /** A gate whose `open$` subscriptions are counted: how many were taken, how many are live. */
 function countedGate(initial = true) {

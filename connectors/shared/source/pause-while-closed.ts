@@ -5,7 +5,7 @@
  * every paused stream resumes at once.
  */
 import type { Subscription } from 'rxjs';
-import { type Gate, whenOpen } from '../../lib/gate.js';
+import { type Gate, whenOpen } from '../../../lib/gate.js';
 
 /** What pausing needs of a stream: net.Socket, tls.TLSSocket, process.stdin, any stream.Readable. */
 export interface Pausable {
