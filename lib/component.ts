@@ -109,7 +109,7 @@ export interface SinkDef<S extends SinkSchema = SinkSchema> extends BaseDef<S> {
   pullSize?(config: InferOutput<S>): number;
   /** Turns batches into deliveries; completes after flushing when its input completes. */
   build(config: InferOutput<S>, ctx: SinkContext): OperatorFunction<EventBatch, Delivery>;
-  /** Boot-time check (fatal only with `--require-healthy`); rejects with a reason when the destination is unhealthy. */
+  /** Boot-time check (fatal only with `--require-healthy`); rejects with a reason when unhealthy. */
   healthcheck?(config: InferOutput<S>, ctx: ComponentContext): Promise<void>;
 }
 
