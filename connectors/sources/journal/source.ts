@@ -1,6 +1,6 @@
 /**
  * The `journal` source: runs `journalctl --follow --output=json` and turns its lines into batches
- * (reference §4.5). A batch opens at the first record that passes the filter and closes after
+ * as Vector's journald source does. A batch opens at the first record that passes the filter and closes after
  * `batch_size` lines or 10 ms; the cursor of the last line read is saved after the batch is taken
  * downstream (or delivered, with acknowledgements). journalctl is restarted with backoff when it
  * ends, from the last cursor emitted; its stdout pauses while the output gate is closed.
@@ -17,7 +17,7 @@ import { type JournalSourceConfig, unitMatches } from './config.js';
 import { checkpointFailed, invalidRecord, journalTelemetry, journalctlEnded, journalctlStderr } from './events.js';
 import { type EventKeys, parseRecord, recordFilter, recordToEvent } from './record.js';
 
-/** A batch closes this long after its first record even when short (reference §4.5). */
+/** A batch closes this long after its first record even when short (as in Vector). */
 const BATCH_WINDOW_MS = 10;
 const RESTART_MIN_MS = 1000;
 const RESTART_MAX_MS = 30_000;
