@@ -14,7 +14,7 @@ export const LABELSTORE_CODECS = ['avro', 'gelf', 'json', 'logfmt', 'native', 'n
 export const OUT_OF_ORDER_ACTIONS = ['drop', 'rewrite_timestamp', 'accept'] as const;
 
 /**
- * The path the store listens on (Loki's push path). A neutral token such as
+ * The path the store listens on (Loki's push path), not a neutral token such as
  * `/labelstore/api/v1/push`; weir uses the path a real store serves, so the default works.
  */
 export const DEFAULT_PUSH_PATH = '/loki/api/v1/push';
