@@ -1,6 +1,6 @@
 /**
  * Component definitions: every source, transform and sink is declared with one of these, its
- * valibot schema beside its factory (STYLE §2). The catalog (connectors/index.ts) lists them all.
+ * valibot schema beside its factory. The catalog (connectors/index.ts) lists them all.
  */
 import type { Observable, OperatorFunction, SchedulerLike } from 'rxjs';
 import type { GenericSchema, InferOutput } from 'valibot';
@@ -109,7 +109,7 @@ export interface SinkDef<S extends SinkSchema = SinkSchema> extends BaseDef<S> {
   pullSize?(config: InferOutput<S>): number;
   /** Turns batches into deliveries; completes after flushing when its input completes. */
   build(config: InferOutput<S>, ctx: SinkContext): OperatorFunction<EventBatch, Delivery>;
-  /** Boot-time check (spec 01 §7.2); rejects with a reason when the destination is not healthy. */
+  /** Boot-time check (fatal only with `--require-healthy`); rejects with a reason when unhealthy. */
   healthcheck?(config: InferOutput<S>, ctx: ComponentContext): Promise<void>;
 }
 

@@ -1,5 +1,5 @@
 /**
- * Credit links between producers and the bounded buffers they feed (STYLE §4).
+ * Credit links between producers and the bounded buffers they feed.
  *
  * RxJS pushes and has no demand signal; a {@link Gate} is that signal. A buffer closes its gate
  * when full (`when_full = block`); a source checks `isOpen` after each emission and stops reading

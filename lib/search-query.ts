@@ -1,7 +1,7 @@
 /**
  * The Datadog log search syntax, parsed and matched in one place for both users: VRL's
  * `match_datadog_query` (over any object) and the `search_query` condition (over a log event,
- * spec 02 §2.9, reference §10). As in Vector, the grammar and the tree are shared and only the
+ * as Vector's `datadog_search` condition). As in Vector, the grammar and the tree are shared and only the
  * field lookups differ: the condition also reads `ddtags` and `ddsource` and matches strings
  * only, while the VRL function reads `tags` and compares any value through its display text.
  */

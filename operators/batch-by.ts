@@ -1,5 +1,5 @@
 /**
- * Batching for sinks (spec 01 §2.1 `batch.*`, §3): flush on whichever limit comes first.
+ * Batching for sinks (`batch.*`): flush on whichever limit comes first.
  * Timers run on the given scheduler, so marble tests drive them in virtual time.
  */
 import { Observable, type OperatorFunction, type SchedulerLike, type Subscription, asyncScheduler, map } from 'rxjs';
@@ -66,7 +66,7 @@ function partitioned<T, K>(
             if (!b) {
               const fresh = new OpenBatch<T>();
               open.set(key, fresh);
-              // the age limit counts from the first item of the batch (reference sinks §0.2)
+              // the age limit counts from the first item of the batch, as in Vector, not a periodic tick
               fresh.timer = scheduler.schedule(() => {
                 if (open.get(key) === fresh) flush(key, fresh);
               }, limits.timeoutMs);
@@ -110,7 +110,7 @@ export function rebatchBy<T, K>(
   return partitioned(limits, sizeOf, keyOf, scheduler);
 }
 
-/** Batches single items (STYLE §5); never emits an empty batch, flushes the rest on completion. */
+/** Batches single items; never emits an empty batch, flushes the rest on completion. */
 export function batchBy<T>(
   limits: BatchLimits,
   sizeOf: (item: T) => number,

@@ -1,12 +1,12 @@
 /**
- * Concurrency limits for outbound requests (spec 01 §2.1 `request.concurrency`): a fixed limit,
- * or adaptive request concurrency (ARC) exactly as reference sinks §0.5 describes it: additive
+ * Concurrency limits for outbound requests (`request.concurrency`): a fixed limit,
+ * or adaptive request concurrency (ARC) exactly as Vector's controller runs it: additive
  * increase by one permit per interval, multiplicative decrease, driven by an EWMA of the RTT.
  */
 import type { SchedulerLike } from 'rxjs';
 import type { Gauge } from '../lib/telemetry/registry.js';
 
-/** How a finished request informs the controller (reference sinks §0.5 step 2). */
+/** How a finished request informs the controller (its classification of the final result). */
 export type Outcome =
   /** Classified successful: its RTT is a sample. */
   | 'ok'
@@ -66,7 +66,7 @@ export interface AdaptiveOptions {
   readonly maxConcurrency: number;
 }
 
-/** ARC (reference sinks §0.5). Times come from the scheduler, so tests run in virtual time. */
+/** ARC, as Vector implements it. Times come from the scheduler, so tests run in virtual time. */
 export class AdaptiveConcurrency implements ConcurrencyController {
   limit: number;
   inFlight = 0;

@@ -1,6 +1,6 @@
 /**
  * `mergeMap` with a limit that a controller changes at run time, and with demand: `mergeMap(fn, n)`
- * queues outer values without bound once `n` run (STYLE §4), so this operator closes the sink's
+ * queues outer values without bound once `n` run, so this operator closes the sink's
  * demand gate while it is at its limit, and the edge buffer stops being pulled.
  */
 import { Observable, type ObservableInput, type OperatorFunction, type SchedulerLike, Subscription, asyncScheduler, from } from 'rxjs';

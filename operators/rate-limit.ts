@@ -1,6 +1,6 @@
 /**
- * Fixed-window rate limit of request starts (spec 01 §2.1 `request.rate_limit_*`, reference
- * sinks §0.6): a window opens at the first request after the previous one ended.
+ * Fixed-window rate limit of request starts (`request.rate_limit_*`, as Vector's service
+ * layer does it): a window opens at the first request after the previous one ended.
  */
 import type { SchedulerLike } from 'rxjs';
 

@@ -1,6 +1,6 @@
 /**
- * Retries of one request with Fibonacci backoff (spec 01 §2.1 `request.retry_*`, reference
- * sinks §0.3). Wrap one request (`defer`), never a whole pipeline: `retry` resubscribes its source.
+ * Retries of one request with Fibonacci backoff (`request.retry_*`, waits 1, 1, 2, 3, 5 …
+ * × initial, capped; as Vector). Wrap one request (`defer`), never a whole pipeline: `retry` resubscribes its source.
  */
 import { type MonoTypeOperatorFunction, type SchedulerLike, asyncScheduler, retry, throwError, timer } from 'rxjs';
 

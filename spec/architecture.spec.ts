@@ -1,5 +1,5 @@
 /**
- * Imports point one way (STYLE §1): lib <- remap <- operators <- connectors <- bin and the root
+ * Imports point one way: lib <- remap <- operators <- connectors <- bin and the root
  * index.ts; connectors never import each other; no file takes part in an import cycle. The graph
  * comes from the TypeScript parser, so type-only imports, re-exports and `import()` count, and
  * comments and strings do not.

@@ -67,7 +67,7 @@ export async function runCommand(opts: RunOptions, logRoot: LogRoot): Promise<nu
   const config = loaded.config;
   let files = loaded.files.map((f) => f.path);
   const topology = new Topology({ log: logRoot, threads: opts.threads, workerEntry: opts.workerEntry });
-  // spec 01 §7.2: with require_healthy a failing check ends the process before any source reads
+  // as in Vector, with require_healthy a failing check ends the process before any source reads
   const requireHealthy = opts.requireHealthy || config.globals.healthchecks.require_healthy;
   if (requireHealthy) {
     const failed = await runHealthchecks(config, topology.registry, logRoot);

@@ -1,6 +1,6 @@
 /**
  * Where a stream listener binds: `host:port`, a unix socket file, or a socket handed over by
- * systemd socket activation (`systemd`, `systemd#N`; spec 02 §2.4 `address`).
+ * systemd socket activation (`systemd`, `systemd#N`, as Vector's `address` takes them).
  */
 import { parseSocketAddress } from '../../lib/net/socket-address.js';
 

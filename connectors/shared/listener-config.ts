@@ -1,6 +1,6 @@
 /**
  * Option groups of sources that accept stream connections (`socket` in tcp mode, `logfwd`, the
- * listeners of `opentelemetry`): `tls.*` for incoming connections (spec 02 §2.4, §5),
+ * listeners of `opentelemetry`): `tls.*` for incoming connections,
  * `connection_limit` and `keepalive.time_secs`.
  */
 import type { TlsOptions } from 'node:tls';

@@ -1,5 +1,5 @@
 /**
- * The skeleton of every request-driven sink (reference sinks §0.1): encode each event once with
+ * The skeleton of every request-driven sink (Vector's layering): encode each event once with
  * its size, batch (per partition key when the sink routes), build one request per batch, then in
  * flight under the concurrency limit: rate limit, a timeout and abort per attempt, Fibonacci
  * retries. A sink supplies only what is its own ({@link RequestSinkParts}); the skeleton emits one
@@ -79,7 +79,7 @@ export interface RequestSinkOptions {
   readonly limits: BatchLimits;
   readonly request: RetryOptions & ConcurrencyOptions & { readonly timeout_secs: number; readonly rate_limit_num: number; readonly rate_limit_duration_secs: number };
   /**
-   * reference sinks §0.2: old-style sinks (http, cloudg_pubsub) reject an event whose encoded
+   * As in Vector, old-style sinks (http, cloudg_pubsub) reject an event whose encoded
    * size alone exceeds `max_bytes`; new-style sinks let it form a batch of one.
    */
   readonly rejectOversize?: boolean;
@@ -212,7 +212,7 @@ export function requestSink<E extends Encoded, R extends SinkRequest, Res>(
           const status = statusOf(err, retriable);
           parts.attemptFailed?.(err instanceof ResponseError ? err.reason : err);
           events.failed(err, current.events.length, status);
-          // reference sinks §0.5: back-pressure is a Retry outcome, a retriable error or a timeout
+          // for ARC, back-pressure is a Retry outcome, a retriable error or a timeout
           return of<Result>({ delivery: { status, events: current.events, bytes: 0 }, outcome: retriable ? 'backpressure' : 'other' });
         }),
         finalize(() => {

@@ -1,5 +1,5 @@
 /**
- * Internal events of every sink (STYLE §9): each logs and counts together, so names, tags and
+ * Internal events of every sink: each logs and counts together, so names, tags and
  * stages cannot drift between sinks. Discards are counted by the topology from the `rejected`
  * Delivery each of these events ends in, never here. Stages follow Vector: what fails while a sink encodes or
  * sends is `sending`; a template that fails to render for one event is `processing`.
@@ -41,7 +41,7 @@ export class SinkEvents {
     this.ctx.log.error('Failed encoding event; dropped.', { error: message(err), dropped: events });
   }
 
-  /** reference sinks §0.2: an event larger than `max_bytes` on its own is rejected. */
+  /** An event larger than `max_bytes` on its own is rejected (Vector's old-style sinks do so). */
   eventTooLarge(bytes: number, maxBytes: number): void {
     this.tooLarge.add();
     this.ctx.log.error('Event larger than batch.max_bytes; dropped.', { bytes, max_bytes: maxBytes });

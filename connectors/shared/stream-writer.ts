@@ -79,7 +79,7 @@ export function deliveriesOf(encoded: EncodedBatch, bytesWritten: number, status
   return out;
 }
 
-/** Counts and logs events a codec rejected (spec 01 §6 component_errors_total, stage `sending`). */
+/** Counts and logs events a codec rejected (`component_errors_total`, stage `sending`). */
 export function reportEncodeFailures(events: SinkEvents, failed: readonly Event[], reason: string | undefined): void {
   if (failed.length > 0) events.encodeFailed(new Error(reason ?? 'unknown'), failed.length);
 }

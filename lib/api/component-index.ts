@@ -1,5 +1,5 @@
 /**
- * The components the API shows, read from the running topology's resolved graph (reference §11.2).
+ * The components the API shows, read from the running topology's resolved graph.
  * Records are snapshots: a removed component is still described by the record it had.
  */
 import type { Observable } from 'rxjs';

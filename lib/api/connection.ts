@@ -1,5 +1,5 @@
 /**
- * Relay-style connections with filters and sorting (reference §11.2): items are filtered, then
+ * Relay-style connections with filters and sorting (as in Vector's API): items are filtered, then
  * sorted, then sliced by `after`/`before`/`first`/`last`; 10 items when neither `first` nor `last`
  * is given. Cursors are `Cursor:<index>` in base64url without padding.
  */

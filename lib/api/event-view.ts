@@ -1,5 +1,5 @@
 /**
- * What a tapped event shows through the schema's `Log` and `Metric` objects (reference §11.3):
+ * What a tapped event shows through the schema's `Log` and `Metric` objects (as in Vector's schema):
  * `message`, `timestamp`, `string(encoding)`, `json(field)`, and a metric's name, kind, value text
  * and single-valued tags.
  */

@@ -1,10 +1,10 @@
 /**
- * Per-component sums of the internal metrics the API reports (reference §11.2, §11.3): every
+ * Per-component sums of the internal metrics the API reports (as Vector's API sums them): every
  * series of one name tagged with the component's id adds up; a metric no series has is absent.
  */
 import type { MetricsRegistry } from '../telemetry/registry.js';
 
-/** Metric names the API sums per component (reference §11.2). */
+/** Metric names the API sums per component (the same four Vector sums). */
 export const RECEIVED_EVENTS = 'component_received_events_total';
 export const SENT_EVENTS = 'component_sent_events_total';
 export const RECEIVED_BYTES = 'component_received_bytes_total';

@@ -1,5 +1,5 @@
 /**
- * Resolvers of the management API schema (lib/api/schema.ts; reference §11.2, §11.3). Objects carry
+ * Resolvers of the management API schema (lib/api/schema.ts). Objects carry
  * `__typename`, which graphql-js uses to pick the member of an interface or union.
  */
 import { type Observable, type SchedulerLike, Subject, map, timer } from 'rxjs';
@@ -85,7 +85,7 @@ export class ComponentChanges {
     this.known = recordsOf(topology.currentGraph);
     this.sub = topology.changes$.subscribe(() => {
       const now = recordsOf(topology.currentGraph);
-      // ids compared, not configs (reference §11.3)
+      // ids compared, not configs, as Vector's componentAdded/componentRemoved do
       for (const [id, r] of this.known) if (!now.has(id)) this.removed$.next(r);
       for (const [id, r] of now) if (!this.known.has(id)) this.added$.next(r);
       this.known = now;

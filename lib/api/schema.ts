@@ -1,5 +1,5 @@
 /**
- * The management API schema: Vector's GraphQL schema (reference §11) for the parts weir has.
+ * The management API schema: Vector's GraphQL schema (its last GraphQL release) for the parts weir has.
  * Left out: `hostMetrics` and its types (weir has no host metrics source). One change:
  * `EventNotification.message` is nullable, so the tap query, which selects `message` on both
  * `Log` (String) and `EventNotification`, passes graphql-js's overlapping-fields rule.

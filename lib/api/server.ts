@@ -1,5 +1,5 @@
 /**
- * The management API (spec 02 §4, reference §11.1): one Fastify plugin with mercurius serving
+ * The management API (Vector's GraphQL API surface): one Fastify plugin with mercurius serving
  * `GET /health`, `POST /graphql` (always 200, failures under `errors`), subscriptions over a
  * WebSocket at `/graphql` (the legacy `graphql-ws` protocol when the client names none, as
  * Vector's own clients do, or `graphql-transport-ws`), `GET /playground`, and the web console at
@@ -35,7 +35,7 @@ const KEEP_ALIVE_MS = 30_000;
 
 /** The API routes on an existing Fastify instance. */
 export const apiPlugin: FastifyPluginAsync<ApiPluginOptions> = async (app, opts) => {
-  // CORS (reference §11.1): any origin, GET and POST; preflights answered here
+  // CORS as Vector answers it: any origin, GET and POST; preflights answered here
   app.addHook('onRequest', async (_req, reply) => {
     reply.header('access-control-allow-origin', '*');
   });
@@ -63,7 +63,7 @@ export const apiPlugin: FastifyPluginAsync<ApiPluginOptions> = async (app, opts)
     path: '/graphql',
     graphiql: false,
     subscription: { wsDefaultSubprotocol: 'graphql-ws', keepAlive: KEEP_ALIVE_MS },
-    // spec 02 §7: 200 for every processed query, failures under `errors`
+    // 200 for every processed query (as Vector's API answers), failures under `errors`
     errorFormatter: (execution, ctx) => ({ ...mercurius.defaultErrorFormatter(execution, ctx), statusCode: 200 }),
   });
   // subscriptions over the socket skip validation in mercurius; they get the same rules as POST

@@ -1,5 +1,5 @@
 /**
- * Tap (`outputEventsByComponentIdPatterns`, reference §11.3): observes the outputs matching the
+ * Tap (`outputEventsByComponentIdPatterns`, as in Vector): observes the outputs matching the
  * patterns, re-evaluated on every topology change. Events are reservoir-sampled into `limit` slots
  * as they pass; only the chosen ones are copied, and each output holds at most 100 of them until
  * the next drain, dropping the newest beyond that, so tapping never slows or blocks the pipeline.
@@ -64,7 +64,7 @@ export function checkTapArgs(limit: number, intervalMs: number): void {
 /** Rust's debug form of a string list, as the warning texts show it: `["a", "b"]`. */
 const listText = (ids: readonly string[]) => `[${ids.map((i) => JSON.stringify(i)).join(', ')}]`;
 
-/** Vector's notification texts (reference §11.3). */
+/** Vector's notification texts, word for word (its `vector tap` client prints them). */
 export const notices = {
   matched: (pattern: string): TapNotice => ({ kind: 'notification', notification: { type: 'Matched', pattern }, message: `[tap] Pattern '${pattern}' successfully matched.` }),
   notMatched: (pattern: string): TapNotice => ({ kind: 'notification', notification: { type: 'NotMatched', pattern }, message: `[tap] Pattern '${pattern}' failed to match: will retry on configuration reload.` }),

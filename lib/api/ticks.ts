@@ -1,5 +1,5 @@
 /**
- * The metric subscriptions (reference §11.3) as Observables on a scheduler, so their tick
+ * The metric subscriptions (Vector's GraphQL subscriptions) as Observables on a scheduler, so their tick
  * semantics run in virtual time: every tick samples all metrics, the first one immediately.
  * Totals report a component the first time it is seen and then whenever its sum grew past the
  * last value reported; throughputs report every component's growth since the previous tick (per
@@ -9,7 +9,7 @@ import { type Observable, type SchedulerLike, map, mergeMap, skip, timer, from }
 import type { MetricsRegistry } from '../telemetry/registry.js';
 import { type ComponentSums, type MetricsSample, SENT_EVENTS, sampleMetrics } from './metrics.js';
 
-/** `interval` arguments are milliseconds in 10..60000 (reference §11.3). */
+/** `interval` arguments are milliseconds in 10..60000 (Vector validates the same range). */
 export function checkInterval(ms: number): void {
   if (!Number.isInteger(ms) || ms < 10 || ms > 60_000) throw new Error(`interval must be between 10 and 60000 milliseconds, got ${ms}`);
 }

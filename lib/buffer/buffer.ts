@@ -1,5 +1,5 @@
 /**
- * The edge buffer in front of each sink: the one place where events wait (STYLE §4).
+ * The edge buffer in front of each sink: the one place where events wait.
  * Memory and disk buffers share this interface, so sinks do not know which they have.
  */
 import type { EventBatch } from '../event.js';
@@ -31,7 +31,7 @@ export interface EdgeBuffer {
   dispose(): Promise<void>;
 }
 
-/** Buffer metrics of spec 01 §6, bound once per sink. */
+/** Vector's `buffer_*` metrics, bound once per sink. */
 export class BufferMetrics {
   readonly events: Gauge;
   readonly bytes: Gauge;

@@ -1,5 +1,5 @@
 /**
- * `disk_v1` (spec 01 §9: version 1 of the on-disk format): one event per record, as JSON with
+ * `disk_v1` (version 1 of the on-disk format): one event per record, as JSON with
  * type tags, in `<data_dir>/buffer/v1/<sink id>`. Simpler and larger than version 2; kept for the
  * sinks whose schema still offers it.
  *

@@ -1,5 +1,5 @@
 /**
- * Disk edge buffer on classic-level (STYLE §4; spec 01 §2.1, §3, §8, §9).
+ * Disk edge buffer on classic-level (`disk`, format version 2, and `disk_v1`).
  *
  * One LevelDB store per sink. Records are keyed by 8-byte big-endian sequence numbers, so key
  * order is write order and a restart reads them back FIFO. A record holds one or more encoded
@@ -85,7 +85,7 @@ export interface RecordBuilder {
   release?(record: Buffer): void;
 }
 
-/** An on-disk record layout: spec 01 §9, `disk` = version 2, `disk_v1` = version 1. */
+/** An on-disk record layout: `disk` = version 2, `disk_v1` = version 1. */
 export interface RecordFormat {
   readonly version: 1 | 2;
   /** A record is sealed once it holds this many events… */
@@ -246,7 +246,7 @@ export interface DiskBufferOptions {
   readonly log: Logger;
   /** Default {@link diskV2Format}. */
   readonly format?: RecordFormat;
-  /** spec 01 §8: 500 ms. */
+  /** 500 ms, Vector's disk buffer sync interval. */
   readonly syncIntervalMs?: number;
 }
 
@@ -544,7 +544,7 @@ export class DiskBuffer implements EdgeBuffer {
         b.undo();
         const dropped = events.slice(i);
         metrics.discarded.add(dropped.length);
-        // spec 01 §3: drop_newest loses the event; its sources learn it was not delivered
+        // drop_newest loses the event; its sources learn it was not delivered
         settleAll(dropped, 'errored');
         break;
       }

@@ -1,5 +1,5 @@
 /**
- * Builds a sink's edge buffer from its `buffer.*` options (spec 01 §2.1): memory, disk (format
+ * Builds a sink's edge buffer from its `buffer.*` options: memory, disk (format
  * version 2) or disk_v1. Sinks only see {@link EdgeBuffer}.
  */
 import type { ComponentContext } from '../component.js';

@@ -1,7 +1,7 @@
 /**
  * Bounded in-memory edge buffer: a ring of chunks (no Array#shift on the hot path), counted in
  * events. `max_events` closes the producer gate under `block`; `drop_newest` never closes it and
- * counts what it drops (spec 01 §2.1, §3). Each chunk keeps its estimated size, so events are
+ * counts what it drops (data lost, as Vector documents). Each chunk keeps its estimated size, so events are
  * sized once on the way in and again only when a read splits a chunk.
  */
 import { type EventBatch, batchSize, rememberBatchSize, settleAll } from '../event.js';
@@ -70,7 +70,7 @@ export class MemoryBuffer implements EdgeBuffer {
         accepted = room <= 0 ? [] : events.slice(0, room);
         bytes = undefined;
         this.metrics.discarded.add(dropped.length);
-        // spec 01 §2.1: drop_newest loses the event; its sources learn it was not delivered
+        // drop_newest loses the event; its sources learn it was not delivered
         settleAll(dropped, 'errored');
         if (accepted.length === 0) return;
       }

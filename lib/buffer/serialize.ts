@@ -1,5 +1,5 @@
 /**
- * Lossless binary form of events for the disk buffer (spec 01 §9: `disk`, format version 2).
+ * Lossless binary form of events for the disk buffer (`disk`, format version 2).
  *
  * Every value kind keeps its identity: integers and floats stay distinct (`1` vs `1.0`), timestamps
  * keep nanoseconds, regexes keep their flags, plain non-integral numbers (never produced by the

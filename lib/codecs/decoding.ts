@@ -1,5 +1,5 @@
 /**
- * Deserializers (`decoding.codec`, spec 02 §2.1): one frame -> zero or more log events in the
+ * Deserializers (`decoding.codec`): one frame -> zero or more log events in the
  * global log_schema layout. The source supplies, per chunk, a {@link Stamp} (receive time, peer)
  * and the deserializer adds timestamp, host, port and source_type where the decoded data has none
  * (a JSON object's own `host` wins). A frame that cannot be decoded throws {@link DecodeError};
@@ -16,7 +16,7 @@ import { parseSyslog, syslogToFields } from './syslog.js';
 import { utf8Slice } from '../utf8.js';
 import type { TextWindow } from './text-window.js';
 
-/** Every deserializer weir has (spec 02 §2.1 `decoding.codec`). */
+/** Every deserializer weir has (`decoding.codec` values). */
 export const DECODING_CODECS = ['bytes', 'json', 'syslog', 'native_json', 'native'] as const;
 /** One deserializer name. */
 export type DecodingCodec = (typeof DECODING_CODECS)[number];

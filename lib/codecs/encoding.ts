@@ -39,7 +39,7 @@ export interface EncodingConfig {
 /** `encoding.json`: options of the json codec; `pretty` indents each event over several lines. */
 const jsonOptions = v.optional(v.strictObject({ pretty: v.optional(v.pipe(v.boolean(), v.description('Indent the JSON of each event over several lines.')), false) }));
 
-/** The `encoding.metric_tag_values` option, for the components that offer it (spec 01 §2.3). */
+/** The `encoding.metric_tag_values` option, for the components that offer it (labelstore, logsvc_metrics). */
 export const metricTagValuesOption = { metric_tag_values: v.optional(v.picklist(['single', 'full']), 'single') };
 
 /** The log-schema keys serializers read (global `log_schema`). */

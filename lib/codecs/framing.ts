@@ -1,6 +1,6 @@
 /**
- * Framing: how encoded events are delimited on a byte stream (spec 01 §2.3 cloudw_object_storage,
- * spec 02 §2.1). Encoders (`createFramer`) turn encoded texts into one buffer per batch; decoders
+ * Framing: how encoded events are delimited on a byte stream (`framing.*` of cloudw_object_storage
+ * and the cloudw_queue source). Encoders (`createFramer`) turn encoded texts into one buffer per batch; decoders
  * (`createDeframer`) are incremental: they take chunks as they arrive and call back once per
  * complete frame with (buffer, start, end), so most frames are never copied.
  *

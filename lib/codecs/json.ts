@@ -5,7 +5,7 @@
  */
 import { Float, Timestamp, type Value } from '../value.js';
 
-/** `encoding.timestamp_format` values (spec 01 §2.1; the unix_* variants as Vector has them). */
+/** `encoding.timestamp_format` values (rfc3339 and unix, plus the unix_* variants as Vector has them). */
 export const TIMESTAMP_FORMATS = ['rfc3339', 'unix', 'unix_ms', 'unix_us', 'unix_ns', 'unix_float'] as const;
 /** One timestamp_format value. */
 export type TimestampFormat = (typeof TIMESTAMP_FORMATS)[number];

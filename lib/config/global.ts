@@ -1,4 +1,4 @@
-/** Global options (reference §12.6), the top level of a config beside sources/transforms/sinks. */
+/** Global options (Vector's names and defaults), the top level of a config beside sources/transforms/sinks. */
 import * as v from 'valibot';
 import { DEFAULT_MAX_DECOMPRESSED_BYTES } from '../net/compression.js';
 import { EnrichmentTablesSchema } from './enrichment-tables.js';

@@ -1,5 +1,5 @@
 /**
- * Environment interpolation on the raw config text (reference §12.1): `$NAME`, `${NAME}`,
+ * Environment interpolation on the raw config text (as Vector does it): `$NAME`, `${NAME}`,
  * `${NAME:-default}` (unset or empty), `${NAME-default}` (unset), `${NAME:?msg}`, `${NAME?msg}`,
  * and `$$` for a literal `$`. A `$` not followed by a name is left as is.
  */

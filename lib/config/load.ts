@@ -293,7 +293,7 @@ export function buildConfig(files: readonly RawConfigFile[], catalog: Catalog): 
 }
 
 /**
- * `api` tables of several files (reference §11.1): enabled if any file enables it, playground and
+ * `api` tables of several files (merged as Vector merges them): enabled if any file enables it, playground and
  * graphql only if every file leaves them on, and one address unless all but one keep the default.
  */
 function mergeApi(a: unknown, b: unknown, file: string | undefined, problems: ConfigProblem[]): unknown {

@@ -1,5 +1,5 @@
 /**
- * Which files make a configuration (reference §12.2): `--config` paths (comma lists, globs, the
+ * Which files make a configuration (as in Vector): `--config` paths (comma lists, globs, the
  * format from the extension), `--config-toml|yaml|json` (the format given), and `--config-dir`
  * folders: their own files are whole configs, and the files of their `sources/`, `transforms/`,
  * `sinks/`, `tests/` and `enrichment_tables/` subfolders each hold one item named by the file.

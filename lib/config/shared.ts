@@ -1,5 +1,5 @@
 /**
- * Option groups shared by many components (spec 01 §2.1), declared once. Factories take the
+ * Option groups shared by many components, declared once. Factories take the
  * per-component defaults so each component states its own defaults beside its schema.
  */
 import * as v from 'valibot';
@@ -18,7 +18,7 @@ export const inputsSchema = v.pipe(
   v.minLength(1, 'must list at least one input'),
 );
 
-/** spec 01 §8: the smallest disk buffer. */
+/** The smallest disk buffer, in bytes (Vector's minimum `buffer.max_size`). */
 export const DISK_BUFFER_MIN_SIZE = 268_435_488;
 
 /** `buffer.*`; `disk_v1` only for the sinks that allow it. */
@@ -89,7 +89,7 @@ export interface RequestDefaults {
   ewma_alpha: number;
   rtt_deviation_scale: number;
 }
-/** Spec 01 §2.1 request defaults shared by most sinks. */
+/** Request defaults shared by most sinks (Vector's documented defaults). */
 export const REQUEST_DEFAULTS: RequestDefaults = {
   rate_limit_num: 9.223372036854776e18,
   retry_attempts: 1.8446744073709552e19,
@@ -185,7 +185,7 @@ export const healthcheckUriSchema = () =>
 
 /** How a sink's envelope varies: the buffer types and health check options it offers, and `proxy`. */
 export interface SinkEnvelopeOptions {
-  /** Also allow `buffer.type = "disk_v1"` (spec 01 §2.1 names the sinks that do). */
+  /** Also allow `buffer.type = "disk_v1"` (only a few sinks do). */
   readonly allowDiskV1?: boolean;
   /** `healthcheck.uri`: the check may query another address than the one the sink sends to. */
   readonly healthcheckUri?: boolean;
@@ -205,7 +205,7 @@ export type SinkEnvelopeEntries<O extends SinkEnvelopeOptions = Record<never, ne
 };
 
 /**
- * The options every sink has (spec 01 §2.1), as object entries: `inputs`, then `proxy` where the
+ * The options every sink has, as object entries: `inputs`, then `proxy` where the
  * sink opts in, `buffer`, `acknowledgements` and `healthcheck`. `sinkObject` places them.
  */
 export function sinkEnvelope<const O extends SinkEnvelopeOptions = Record<never, never>>(opts?: O): SinkEnvelopeEntries<O> {
@@ -236,7 +236,7 @@ export interface SinkEnvelope {
   readonly proxy?: ProxyConfig;
 }
 
-/** Options every encoding takes besides the codec (spec 01 §2.1). */
+/** Options every encoding takes besides the codec: field filters and the timestamp format. */
 export const encodingCommon = {
   except_fields: v.optional(v.array(v.string())),
   only_fields: v.optional(v.array(v.string())),

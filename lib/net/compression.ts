@@ -1,5 +1,5 @@
 /**
- * Request-body compression for every sink (spec 01 §2.1 `compression`, reference sinks §0.11),
+ * Request-body compression for every sink (the `compression` option: gzip or none),
  * and bounded decompression for everything that inflates untrusted data (request bodies,
  * compressed message blobs, remap's decode_* functions): output stops at a byte cap, so a small
  * compressed bomb never becomes a large allocation (docs/limits.md).
@@ -27,7 +27,7 @@ export interface Compressor {
   compress(body: Buffer): Promise<Buffer>;
 }
 
-/** zlib levels 0-9; reference sinks §0.11: gzip defaults to 6. */
+/** zlib levels 0-9; gzip defaults to 6, as in Vector. */
 export const DEFAULT_LEVEL = 6;
 
 const none: Compressor = { algorithm: 'none', contentEncoding: undefined, extension: '', compress: async (b) => b };

@@ -1,6 +1,6 @@
 /**
  * The one outbound HTTP client of the HTTP-based sinks: undici's `request()` on keep-alive agents,
- * TLS per spec 01 §2.1 and proxies per {@link resolveProxy}. It sends one request and returns one
+ * TLS per the `tls.*` options and proxies per {@link resolveProxy}. It sends one request and returns one
  * response: no retries, no timeouts (the sink's retry layer owns both), no redirects. The body
  * Buffer goes to the socket as it is: no WHATWG Request around it, so it is never copied.
  */
@@ -12,7 +12,7 @@ import type { TlsConfig } from '../config/shared.js';
 import { type ProxySettings, proxyFor } from './proxy.js';
 import { tlsConnectOptions } from './tls.js';
 
-/** `weir/<version>`, the default User-Agent (reference sinks §0.4). */
+/** `weir/<version>`, the default User-Agent (Vector sends `Vector/<version>`). */
 export const USER_AGENT = `weir/${packageVersion()}`;
 
 function packageVersion(): string {
@@ -184,7 +184,7 @@ function toHeaders(raw: Dispatcher.ResponseData['headers']): Headers {
   return h;
 }
 
-/** `Authorization` header for `auth.strategy` basic or bearer (reference sinks §0.4). */
+/** `Authorization` header for `auth.strategy` basic or bearer (`Basic base64(user:password)`, `Bearer <token>`). */
 export function authorizationHeader(auth: { strategy: 'basic'; user: string; password?: string | undefined } | { strategy: 'bearer'; token: string }): string {
   if (auth.strategy === 'basic') return `Basic ${Buffer.from(`${auth.user}:${auth.password ?? ''}`).toString('base64')}`;
   return `Bearer ${auth.token}`;

@@ -1,5 +1,5 @@
 /**
- * Proxy selection (spec 01 §2.1 `proxy.*`): component settings over the global ones over the
+ * Proxy selection (the `proxy.*` options): component settings over the global ones over the
  * environment (`HTTP_PROXY`, `HTTPS_PROXY`, `NO_PROXY`; the lowercase form wins).
  */
 import { BlockList, isIP } from 'node:net';

@@ -1,5 +1,5 @@
 /**
- * Outgoing TLS settings (spec 01 §2.1 `tls.*`) as Node `tls.connect` options. Files are read
+ * Outgoing TLS settings (the sinks' `tls.*` options) as Node `tls.connect` options. Files are read
  * once at build time; every value may also be inline PEM.
  */
 import { X509Certificate, createPrivateKey } from 'node:crypto';
@@ -85,7 +85,7 @@ export function tlsConnectOptions(tls: TlsConfig | undefined): ConnectionOptions
   return opts;
 }
 
-/** The `tls.*` options a listener reads (spec 02 §5: incoming connections). */
+/** The `tls.*` options a listener reads (TLS of incoming connections). */
 export type ListenTlsConfig = Pick<TlsConfig, 'alpn_protocols' | 'ca_file' | 'crt_file' | 'key_file' | 'key_pass' | 'verify_certificate'>;
 
 /**

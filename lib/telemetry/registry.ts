@@ -1,5 +1,5 @@
 /**
- * The one registry of internal metrics (spec 01 §6). Components bind a handle once, with their
+ * The one registry of internal metrics (Vector's names and tags). Components bind a handle once, with their
  * tags, and call `add`/`set` on the hot path: a bound handle is a plain object field update.
  */
 import { hostname } from 'node:os';

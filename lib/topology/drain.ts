@@ -1,5 +1,5 @@
 /**
- * The pull loop between a sink's edge buffer and the sink (STYLE §4): it takes the next chunk
+ * The pull loop between a sink's edge buffer and the sink: it takes the next chunk
  * only while the sink's demand gate is open, so events wait in the buffer, never inside RxJS.
  */
 import { Observable } from 'rxjs';

@@ -1,5 +1,5 @@
 /**
- * Fan-out of one component output to its consumers (reference §1.4): each consumer gets its own
+ * Fan-out of one component output to its consumers (as in Vector): each consumer gets its own
  * copy of a batch (the last one gets the original), so a consumer mutating its events never
  * affects another. Everything here runs synchronously inside the producer's `next()`.
  */

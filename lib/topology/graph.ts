@@ -1,6 +1,6 @@
 /**
  * The component graph: resolves `inputs` (with `*` wildcards and named outputs `id.name`) to
- * output ids and checks the wiring (reference §1.3). Every problem is collected.
+ * output ids and checks the wiring as Vector does. Every problem is collected.
  */
 import type { DataType, OutputDecl } from '../component.js';
 import type { ConfigProblem } from '../errors.js';
@@ -62,7 +62,7 @@ export function buildGraph(config: Config): { graph?: Graph; problems: ConfigPro
   const warnings: string[] = [];
   const comps = [...config.components.values()];
   const outputs = new Map<string, OutputRef>();
-  // candidate order: source outputs first, then transforms, each in config order (reference §1.3)
+  // candidate order: source outputs first, then transforms, each in config order, as Vector matches them
   for (const kind of ['source', 'transform'] as const) {
     for (const c of comps) {
       if (c.kind !== kind) continue;

@@ -1,4 +1,4 @@
-/** Sink health checks at boot (spec 01 §7.2): each enabled check runs concurrently; failures are logged. */
+/** Sink health checks at boot: each enabled check runs concurrently; failures are logged. */
 import { componentContext } from '../component-context.js';
 import type { Config } from '../config/load.js';
 import type { LogRoot } from '../log.js';

@@ -537,7 +537,7 @@ export class Topology {
     return {
       upstreams,
       push: (batch, bytes) => {
-        // spec 01 §2.1: without acknowledgements a sink releases events when they enter its buffer
+        // without acknowledgements a sink releases events when they enter its buffer
         if (!acks) settleAll(batch, 'delivered');
         buffer.push(batch, bytes);
       },

@@ -1,5 +1,5 @@
 /**
- * Conditions (spec 02 §2.9): one module used by filter, route, reduce, throttle and sinks.
+ * Conditions (`vrl`, `search_query`, `is_*`): one module used by filter, route, reduce, throttle and sinks.
  * A condition is compiled once at build time into a predicate over one event.
  */
 import * as v from 'valibot';

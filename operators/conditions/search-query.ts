@@ -1,5 +1,5 @@
 /**
- * `search_query` conditions (spec 02 §2.9, reference §10): the Datadog search syntax shared with
+ * `search_query` conditions (Vector's `datadog_search`): the Datadog search syntax shared with
  * VRL's `match_datadog_query`, matched over a log event's fields. Metric events never match.
  */
 import type { Event } from '../../lib/event.js';

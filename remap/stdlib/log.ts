@@ -27,7 +27,7 @@ export const logFunctions: readonly FnDef[] = [
     call: ([v, l, r], env) => {
       const level = typeof l === 'string' ? l : 'info';
       const msg = typeof v === 'string' ? v : displayValue(v!);
-      // spec 02 §8: log is rate limited by default (one message per 1 s per text)
+      // log is rate limited by default, as in VRL (one message per 1 s per text)
       const secs = typeof r === 'number' ? r : 1;
       const now = Date.now();
       const key = level + '\u0000' + msg;

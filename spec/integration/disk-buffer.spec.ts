@@ -1,5 +1,5 @@
 /**
- * Disk buffers through the real daemon (spec 01 §2.1, §3, §8): socket(tcp) -> http with
+ * Disk buffers through the real daemon: socket(tcp) -> http with
  * `buffer.type = "disk"` while the destination is down, across kill -9, SIGTERM and a full store.
  *
  * "Synchronised" is made observable: the daemon reports its own metrics (internal_metrics -> a
@@ -20,7 +20,7 @@ import { until } from '../helpers/wait.js';
 import { type WeirProcess, startWeir } from '../helpers/weir-process.js';
 
 const MIN_MAX_SIZE = 268_435_488;
-/** spec 01 §8. */
+/** Vector's minimum `buffer.max_size`. */
 const SYNC_MS = 500;
 const SYNC_MARGIN_MS = 400;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));

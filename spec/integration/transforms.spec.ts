@@ -127,7 +127,7 @@ describe('transforms in a running daemon: socket(tcp) -> transform -> file', fun
     // a and b end; c stays open: only the shutdown flushes it (expiry is 60 s away)
     await until(() => lines().length >= 2, 20_000, `2 merged events; stderr: ${p.stderr()}`);
     expect(lines().map((l) => l.txn)).to.deep.equal(['b', 'a']);
-    // flat_unique leaves the order open (reference §8.3)
+    // flat_unique leaves the order open, as in Vector
     const out = (await stop()).map((e) => ({ ...e, path: (e.path as string[]).sort() }));
     const common = { host: '127.0.0.1', source_type: 'socket' };
     expect(out).to.deep.equal([

@@ -41,7 +41,7 @@ export function simulateArc(latencyMs: (inFlight: number) => number, opts: Adapt
 const knee8 = (n: number) => (n <= 8 ? 20 : 20 + 15 * (n - 8));
 const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
 
-describe('operators/concurrency (ARC, reference sinks §0.5)', () => {
+describe('operators/concurrency (ARC)', () => {
   it('converges near a knee of 8 in flight when latency rises beyond it', () => {
     const samples = simulateArc(knee8, SPEC_DEFAULTS, 60_000);
     const tail = samples.slice(samples.length / 2);

@@ -6,8 +6,8 @@ import { inFlight } from '../../operators/in-flight.js';
 import { RateLimiter } from '../../operators/rate-limit.js';
 import { retryFibonacci } from '../../operators/retry-fibonacci.js';
 
-/** The onion of reference sinks §0.1 built from the operators: rate limit, permit, retry, timeout per attempt. */
-describe('operators: the request layer composed (reference sinks §0.1)', () => {
+/** Vector's request layering built from the operators: rate limit, permit, retry, timeout per attempt. */
+describe('operators: the request layer composed', () => {
   let rx: TestScheduler;
   beforeEach(() => {
     rx = new TestScheduler((a, e) => {

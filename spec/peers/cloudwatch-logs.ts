@@ -1,5 +1,5 @@
 /**
- * A strict CloudWatch Logs server (no emulator runs here, test-peers §3) for the
+ * A strict CloudWatch Logs server (no emulator runs here) for the
  * `cloudw_monitor_logs` sink, from the service's API reference: JSON 1.1 over `POST /` with
  * `X-Amz-Target: Logs_20140328.<Operation>`, SigV4 with the service name `logs`, and the
  * PutLogEvents limits (≤ 10,000 events, ≤ 1,048,576 bytes counting 26 bytes per event, events in

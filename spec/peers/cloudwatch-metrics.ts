@@ -1,5 +1,5 @@
 /**
- * A strict CloudWatch metrics server (no emulator runs here, test-peers §3) for the
+ * A strict CloudWatch metrics server (no emulator runs here) for the
  * `cloudw_monitor_metrics` sink. It speaks what the pinned @aws-sdk/client-cloudwatch sends:
  * awsJson 1.0, `X-Amz-Target: GraniteServiceVersion20100801.PutMetricData` with
  * `x-amzn-query-mode: true`, SigV4 with the service name `monitoring`, gzip bodies. The

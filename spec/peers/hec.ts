@@ -1,6 +1,6 @@
 /**
  * A strict Splunk HTTP Event Collector for `siem_hec_metrics` tests and benchmarks (no Splunk
- * installs here, test-peers §7). `POST /services/collector/event` (and `/services/collector`),
+ * installs here). `POST /services/collector/event` (and `/services/collector`),
  * `Authorization: Splunk <token>`, concatenated JSON envelopes, gzip, and Splunk's JSON answers
  * (`{"text":"Success","code":0}`, `{"text":"Invalid token","code":4}` ...).
  *

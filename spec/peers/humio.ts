@@ -1,6 +1,6 @@
 /**
  * A strict Humio / LogScale HEC-compatible ingest server for `logsvc_metrics` tests and
- * benchmarks (no LogScale installs here, test-peers §7). The HEC endpoints (`/api/v1/ingest/hec`,
+ * benchmarks (no LogScale installs here). The HEC endpoints (`/api/v1/ingest/hec`,
  * `/services/collector`, and `/services/collector/event`, which Vector's sink posts to) read the
  * HEC body with the shared reader; an ingest token names one repository and parser.
  *

@@ -1,5 +1,5 @@
 /**
- * A real InfluxDB 1.x (Debian's `influxd`, test-peers §1) for `tsdb_metrics` generation-1 tests and
+ * A real InfluxDB 1.x (Debian's `influxd`) for `tsdb_metrics` generation-1 tests and
  * benchmarks. Each instance runs with its own temp config, data, meta and WAL dirs on free
  * loopback ports, so the machine's own influxdb service, its ports (8086, 8088) and its dirs are
  * never touched. {@link sharedInfluxdb1} starts one instance per mode per process and stops it at

@@ -1,6 +1,6 @@
 /**
  * A strict InfluxDB 2.x write server for `tsdb_metrics` (generation 2) tests and benchmarks: no
- * real 2.x server installs here (test-peers §1), so this peer answers the write API the way
+ * real 2.x server installs here, so this peer answers the write API the way
  * InfluxDB 2 does. `POST /api/v2/write?org=&bucket=&precision=` with `Authorization: Token <t>`;
  * line protocol checked by {@link parseLineProtocol}; gzip bodies; errors in InfluxDB's JSON shape
  * (`{"code":"invalid","message":"..."}`). Points are stored per org and bucket for assertions.

@@ -1,6 +1,6 @@
 /**
  * Kinesis Data Streams for tests: kinesalite (in process, loopback) stores and serves the records,
- * and a strict front in its place does what kinesalite does not (test-peers §3: it never checks
+ * and a strict front in its place does what kinesalite does not (it never checks
  * signatures and never fails a record). The front verifies SigV4 (service `kinesis`), records
  * every PutRecords call, injects faults (status, reset, stall) and fails chosen records of a
  * PutRecords call with the service's per-record answer, forwarding only the others, so what

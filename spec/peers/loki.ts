@@ -1,6 +1,6 @@
 /**
  * A strict Loki push server for `labelstore` tests and benchmarks (no Loki installs here,
- * test-peers §7). `POST /loki/api/v1/push` takes either a raw-snappy `logproto.PushRequest`
+ * so none runs in tests). `POST /loki/api/v1/push` takes either a raw-snappy `logproto.PushRequest`
  * (`application/x-protobuf`) or the JSON form (`application/json`, optionally gzip), validates
  * stream labels as Loki does, and stores accepted entries per tenant and stream.
  *

@@ -1,5 +1,5 @@
 /**
- * Credentials of the `cloudg_*` sinks (spec 01 §5.2; reference sinks §0.10), tried in the spec's
+ * Credentials of the `cloudg_*` sinks, tried in this
  * order: `credentials_path`, `api_key`, `CLOUDG_APPLICATION_CREDENTIALS` (or its common name
  * `GOOGLE_APPLICATION_CREDENTIALS`), the instance service account. Tokens come from
  * google-auth-library, which refreshes them before they expire; a token the service refuses
@@ -14,7 +14,7 @@ import { readServiceAccountKey, serviceAccountClient } from './service-account.j
 import { clientFetch } from './token-fetch.js';
 import type { CloudgAuthConfig } from './options.js';
 
-/** OAuth scopes (reference sinks §0.10). */
+/** OAuth scopes of the Pub/Sub and Cloud Storage APIs. */
 export const SCOPES = {
   pubsub: 'https://www.googleapis.com/auth/pubsub',
   storage: 'https://www.googleapis.com/auth/devstorage.read_write',
@@ -76,7 +76,7 @@ function apiKeyAuth(key: string, tried: string[]): CloudgAuth {
     source: 'api_key',
     tried,
     url: (u) => {
-      // reference sinks §0.10: the key replaces the query string
+      // the key replaces the query string, as in Vector
       const url = new URL(u);
       url.search = `key=${encodeURIComponent(key)}`;
       return url.toString();

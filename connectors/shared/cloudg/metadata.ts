@@ -1,5 +1,5 @@
 /**
- * The instance service account (spec 01 §5.2, last in the order): tokens from the instance
+ * The instance service account (last in the credential order): tokens from the instance
  * metadata server through google-auth-library's Compute client. The library takes the server's
  * host from `GCE_METADATA_HOST` only, so the spec's `CLOUDG_METADATA_HOST` is copied there.
  */

@@ -1,7 +1,7 @@
-/** The credential options every `cloudg_*` sink has (spec 01 §2.3, §5.2), declared once. */
+/** The credential options every `cloudg_*` sink has, declared once. */
 import * as v from 'valibot';
 
-/** reference sinks §0.10: an API key is URL-safe base64 (it travels as the `key` query parameter). */
+/** An API key is URL-safe base64, as Vector validates (it travels as the `key` query parameter). */
 const API_KEY = /^[A-Za-z0-9_-]+={0,2}$/;
 
 /** `credentials_path` and `api_key`, spread into a sink's schema. */

@@ -1,5 +1,5 @@
 /**
- * Service-account key files (reference sinks §0.10): the JWT bearer exchange runs on
+ * Service-account key files: the JWT bearer exchange runs on
  * google-auth-library, but at the key file's own `token_uri`. The library posts to Google's token
  * URL and signs for it whatever the file says; private and air-gapped deployments need the file
  * honoured, so the assertion's audience and the request URL are both set to `token_uri`.

@@ -1,6 +1,6 @@
 /**
  * The HTTP side every `cloudg_*` sink shares: the shared HTTP service with the credentials'
- * header signed onto each attempt, the answer rule (reference sinks §0.4, plus 401: the token was
+ * header signed onto each attempt, the answer rule (the HTTP sinks' rule, plus 401: the token was
  * refused, so it is dropped and the request tried again with a fresh one) and the health check.
  */
 import type { GlobalOptions } from '../../../lib/config/global.js';
@@ -26,7 +26,7 @@ export const tokenTransport = (config: { tls?: TlsConfig | undefined; proxy?: Pr
   proxy: resolveProxy(config.proxy, globals.proxy),
 });
 
-/** The verdict of an answer: §0.4's status rule, except that a 401 drops the token and is retried. */
+/** The verdict of an answer: the HTTP sinks' status rule, except that a 401 drops the token and is retried. */
 export function cloudgVerdict<R>(auth: CloudgAuth): (res: { readonly status: number; readonly body: string }) => Verdict<R> {
   return (res) => {
     if (res.status === 401 && auth.source !== 'api_key') {
@@ -41,7 +41,7 @@ export function cloudgVerdict<R>(auth: CloudgAuth): (res: { readonly status: num
 export const isRetriableCloudgError = (err: unknown): boolean => isRetriableTransportError(err) || err instanceof CredentialsError;
 
 /**
- * reference sinks §7, §12: one request, never retried, after the credentials gave a token.
+ * As Vector checks: one request, never retried, after the credentials gave a token.
  * 200 healthy; 403 "forbidden"; 404 `notFound` ("topic not found", "bucket not found").
  */
 export async function cloudgHealthcheck(

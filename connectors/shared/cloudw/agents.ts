@@ -1,6 +1,6 @@
 /**
  * Keep-alive Node agents for the SDK's `NodeHttpHandler`, with the component's TLS settings and
- * proxy (spec 01 §2.1 `tls`, `proxy`, and the environment rules of lib/net/proxy.ts). A proxied
+ * proxy (`tls`, `proxy`, and the environment rules of lib/net/proxy.ts). A proxied
  * connection is a CONNECT tunnel for http and https targets alike, as the http sinks' client does.
  */
 import { Agent as HttpAgent, type AgentOptions, request as httpRequest } from 'node:http';

@@ -1,6 +1,6 @@
 /**
  * The configuration every `cloudw_*` SDK client is made with: region, endpoint, the credential
- * chain, the SDK's own retries off (the skeleton's Fibonacci policy governs, reference sinks §0.9),
+ * chain, the SDK's own retries off (the skeleton's Fibonacci policy governs, as in Vector),
  * keep-alive agents with the component's TLS and proxy settings, and a logger that stays quiet.
  */
 import type { NodeHttpHandler } from '@smithy/node-http-handler';

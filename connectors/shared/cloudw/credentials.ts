@@ -1,5 +1,5 @@
 /**
- * Credentials of the `cloudw_*` components, looked up in the order of spec 01 §5.1: the `auth`
+ * Credentials of the `cloudw_*` components, looked up in Vector's documented order: the `auth`
  * keys, the `CLOUDW_*` variables (the SDK's `AWS_*` names also count; `CLOUDW_*` wins), the shared
  * credentials and config files with the profile, then the version-2 instance metadata service.
  * `auth.assume_role` then trades them for a role's at STS. Credentials that expire are looked up
@@ -70,7 +70,7 @@ export function cloudwEnv(env: Env, name: string): string | undefined {
   return undefined;
 }
 
-/** The profile in effect: `auth.profile`, else `CLOUDW_PROFILE`/`AWS_PROFILE`, else `default` (spec 01 §2.2). */
+/** The profile in effect: `auth.profile`, else `CLOUDW_PROFILE`/`AWS_PROFILE`, else `default`. */
 const profileName = (auth: CloudwAuth, env: Env): string => auth.profile ?? cloudwEnv(env, 'PROFILE') ?? 'default';
 
 interface Found {

@@ -1,6 +1,6 @@
 /**
  * Health checks of the `cloudw_*` components: credentials are resolved first, so a check without
- * them fails with "no credentials; tried: …" (spec 01 §7.1) rather than with a signing error.
+ * them fails with "no credentials; tried: …" rather than with a signing error.
  */
 import type { CloudwCredentialProvider } from './credentials.js';
 

@@ -1,5 +1,5 @@
 /**
- * The options every `cloudw_*` component shares (spec 01 §2.2): `region`, `endpoint`, `auth.*` and
+ * The options every `cloudw_*` component shares: `region`, `endpoint`, `auth.*` and
  * `tls`. Declared once here; each component spreads {@link cloudwConnectionEntries} into its schema.
  */
 import * as v from 'valibot';
@@ -7,7 +7,7 @@ import { pathItem, posint, secs, tlsSchema } from '../../../lib/config/shared.js
 
 const nonEmpty = (description: string) => v.pipe(v.string(), v.minLength(1, 'must not be empty'), v.description(description));
 
-/** `auth.imds.*`: the instance metadata service (spec 01 §2.2; timeouts as Vector names them). */
+/** `auth.imds.*`: the instance metadata service (attempts and timeouts as Vector names them). */
 export const cloudwImdsSchema = v.optional(
   v.strictObject({
     max_attempts: v.optional(v.pipe(posint(), v.description('Attempts at the metadata service before it counts as absent.')), 4),
@@ -17,7 +17,7 @@ export const cloudwImdsSchema = v.optional(
   {},
 );
 
-/** `auth.*` (spec 01 §2.2, §5.1). Every key is optional; absent keys leave the next source of the chain to look. */
+/** `auth.*`. Every key is optional; absent keys leave the next source of the chain to look. */
 export const cloudwAuthSchema = v.optional(
   v.pipe(
     v.strictObject({
@@ -77,7 +77,7 @@ export interface CloudwConnection {
 }
 
 /**
- * rawCheck for the components that need a region (spec 01 §2.2: stream, queue, log and metrics
+ * rawCheck for the components that need a region (the stream, queue, log and metrics
  * sinks): reports `region` missing when neither `region` nor `endpoint` is set.
  */
 export const requireRegionOrEndpoint = <T extends { region?: string | undefined; endpoint?: string | undefined }>() =>

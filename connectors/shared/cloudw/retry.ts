@@ -1,5 +1,5 @@
 /**
- * Retry classification of `cloudw_*` errors (reference sinks §0.9): timeouts and connection
+ * Retry classification of `cloudw_*` errors (as in Vector): timeouts and connection
  * failures, an `x-amz-retry-after` header, 5xx, 429 and throttling codes are retried; other 4xx
  * answers are not. Errors of unknown shape are retried.
  */
@@ -31,7 +31,7 @@ export const THROTTLING_CODES: ReadonlySet<string> = new Set([
   'RequestExpired',
 ]);
 
-/** Substrings of a 4xx answer that make it retriable (reference sinks §0.9: plain substring match). */
+/** Substrings of a 4xx answer that make it retriable (a plain substring match, as in Vector). */
 const RETRIABLE_TEXT = ['RequestTimeout', 'RequestExpired', 'ThrottlingException'];
 
 /** The parts of an SDK service exception this module reads. */

@@ -1,5 +1,5 @@
 /**
- * The HTTP Event Collector body (reference sinks §4, §5), written the same way by `siem_hec_metrics`
+ * The HTTP Event Collector body (Splunk's HEC format), written the same way by `siem_hec_metrics`
  * and `logsvc_metrics`: one JSON object per event, members in the order `event`, `fields`, `time`,
  * `host`, `index`, `source`, `sourcetype` (absent ones left out), objects concatenated with no
  * separator. Keys of `event` and `fields` objects are sorted, as Vector's ordered maps write them.
@@ -43,7 +43,7 @@ export function hecBody(items: readonly { readonly text: string }[]): Buffer {
   return Buffer.from(s, 'utf8');
 }
 
-/** reference sinks §4: the timestamp (else now) as seconds, milliseconds kept, finer digits dropped. */
+/** The timestamp (else now) as seconds, milliseconds kept, finer digits dropped. */
 export function hecTime(ts: Timestamp | undefined, nowMs: number): number {
   return (ts ? ts.ms : Math.floor(nowMs)) / 1000;
 }

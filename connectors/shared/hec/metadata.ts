@@ -1,5 +1,5 @@
 /**
- * The `index`, `source` and `sourcetype` members of a HEC envelope (reference sinks §4, §5): each a
+ * The `index`, `source` and `sourcetype` members of a HEC envelope (as Vector writes them): each a
  * template rendered per event. A template that does not render leaves its member out and the event
  * is still sent (Vector's behaviour); the failure is logged and counted.
  */

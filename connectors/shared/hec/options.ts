@@ -1,4 +1,4 @@
-/** Option schemas both HEC sinks use (spec 01 §2.3 `siem_hec_metrics`, `logsvc_metrics`). */
+/** Option schemas both HEC sinks use (`siem_hec_metrics`, `logsvc_metrics`). */
 import * as v from 'valibot';
 import { templateProblem } from './metadata.js';
 

@@ -1,4 +1,4 @@
-/** One batch of HEC envelopes to one request (reference sinks §4, §5): the body, then compression. */
+/** One batch of HEC envelopes to one request: the body, then compression. */
 import type { Event } from '../../../lib/event.js';
 import type { Compressor } from '../../../lib/net/compression.js';
 import type { Encoded, SinkRequest } from '../request-sink.js';

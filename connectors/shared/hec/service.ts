@@ -1,8 +1,8 @@
 /**
- * Requests to an HTTP Event Collector (reference sinks §4, §5): the URLs under `endpoint`, the fixed
+ * Requests to an HTTP Event Collector (Splunk HEC, as Vector speaks it): the URLs under `endpoint`, the fixed
  * headers, and the health check. Every request carries `Authorization: Splunk <token>` and
  * `X-Splunk-Request-Channel` (the channel UUID the collector scopes indexer acknowledgements to;
- * spec 01 §4 writes it `X-Siem-Request-Channel`, a neutral name no collector reads).
+ * the neutral name `X-Siem-Request-Channel` is one no collector reads).
  */
 import type { GlobalOptions } from '../../../lib/config/global.js';
 import type { ProxyConfig, TlsConfig } from '../../../lib/config/shared.js';
@@ -49,7 +49,7 @@ export function createHecService(o: HecServiceOptions, globals: Pick<GlobalOptio
 const HEALTH_REASONS: Record<number, string> = { 400: 'invalid token', 503: 'queues are full' };
 
 /**
- * reference sinks §4: one `GET` of the health path with the token; 200 is healthy, 400 means an
+ * As Vector checks: one `GET` of the health path with the token; 200 is healthy, 400 means an
  * invalid token, 503 full queues, anything else is unexpected. Never retried.
  */
 export async function hecHealthcheck(service: HttpService, endpoint: string, timeoutMs: number): Promise<void> {

@@ -1,5 +1,5 @@
 /**
- * `auth` of the HTTP sinks (spec 01 §2.3; reference sinks §0.4): basic or bearer, and the URI
+ * `auth` of the HTTP sinks (as in Vector): basic or bearer, and the URI
  * credentials that turn into basic auth.
  */
 import * as v from 'valibot';

@@ -1,4 +1,4 @@
-/** The health check of the HTTP sinks (spec 01 §7.2): one request, never retried, bounded in time. */
+/** The health check of the HTTP sinks: one request, never retried, bounded in time. */
 import type { HttpService } from './service.js';
 
 export interface HealthcheckRequest {

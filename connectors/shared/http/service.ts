@@ -1,5 +1,5 @@
 /**
- * The HTTP service of the HTTP sinks (STYLE §2): sends one request, returns one response, neither
+ * The HTTP service of the HTTP sinks: sends one request, returns one response, neither
  * retries nor batches. Fixed headers, TLS and proxy are set at build time; `sign` is the hook for
  * per-request authentication (SigV4, refreshed tokens) that must see the final method, URL and body.
  */

@@ -1,5 +1,5 @@
 /**
- * The HTTP answer classification shared by every HTTP sink (reference sinks §0.4, §13): what is
+ * The HTTP answer classification shared by every HTTP sink (Vector's rule): what is
  * retried, what is rejected, and `HttpStatusError`, the error a non-2xx answer becomes.
  */
 import { TransportError } from '../../../lib/net/http-client.js';

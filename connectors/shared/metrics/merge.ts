@@ -1,5 +1,5 @@
 /**
- * Collapsing metrics of one series within one batch (reference sinks §0.12): incremental values add
+ * Collapsing metrics of one series within one batch (as Vector does): incremental values add
  * up (counters sum, sets unite, distribution samples join, histograms with the same buckets add),
  * an absolute value replaces the one before.
  */

@@ -1,5 +1,5 @@
 /**
- * Metric normalisation across batches (reference sinks §0.12): "make incremental" turns absolute
+ * Metric normalisation across batches (as in Vector): "make incremental" turns absolute
  * values into deltas from the previous value of the same series, "make absolute" adds incremental
  * values to a running total. Only counters and gauges carry a number that can be normalised; other
  * values pass unchanged. State lives as long as the sink and grows with the number of series.

@@ -1,5 +1,5 @@
 /**
- * Series identity of a metric (reference sinks §0.12): name, namespace and tags. Normalisers keep
+ * Series identity of a metric: name, namespace and tags. Normalisers keep
  * their state per series and batches collapse metrics of one series.
  */
 import type { MetricEvent, TagValue } from '../../../lib/event.js';

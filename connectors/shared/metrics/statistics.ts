@@ -1,5 +1,5 @@
 /**
- * Statistics of a distribution's samples (reference sinks §3: min, max, median, avg, sum, count and
+ * Statistics of a distribution's samples (as Vector's InfluxDB sink: min, max, median, avg, sum, count and
  * quantiles). Samples with rate 0 are ignored; quantiles take the value of the sample whose
  * cumulative count first reaches round(p × count).
  */

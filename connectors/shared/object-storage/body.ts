@@ -1,5 +1,5 @@
 /**
- * One object body from one batch (reference sinks §10 "Body", §7): each event is encoded once
+ * One object body from one batch: each event is encoded once
  * when it enters the sink, and a batch's texts are joined per framing. Objects are messages, not
  * streams: without a framing, `json` writes a JSON array and the delimited framings put the
  * delimiter between events only (no trailing one). `length_delimited` prefixes every event, the
@@ -49,7 +49,7 @@ export function createObjectBodyEncoder(encoding: EncodingConfig, framing: Frami
         const out = Buffer.allocUnsafe(total);
         let pos = 0;
         for (let i = 0; i < texts.length; i++) {
-          out.writeUInt32BE(lens[i]!, pos); // unsigned 32-bit big-endian length (spec 01 §2.3)
+          out.writeUInt32BE(lens[i]!, pos); // unsigned 32-bit big-endian length (`length_delimited`)
           pos += 4;
           pos += out.write(texts[i]!, pos, 'utf8');
         }

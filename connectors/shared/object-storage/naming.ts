@@ -1,5 +1,5 @@
 /**
- * Object names (spec 01 §4; reference sinks §0.11): `<key_prefix><time>-<uuid v4>.<extension>`.
+ * Object names (as Vector names them): `<key_prefix><time>-<uuid v4>.<extension>`.
  * The prefix is rendered per event from the event's own timestamp and is the partition key of
  * the batch; the time part is the time the object is written.
  */

@@ -1,15 +1,15 @@
 /**
- * The object-naming options shared by the object-storage sinks (spec 01 §2.3, §4; reference
- * sinks §0.11), declared once: each sink spreads {@link objectNamingEntries} into its schema.
+ * The object-naming options shared by the object-storage sinks (as Vector
+ * documents them), declared once: each sink spreads {@link objectNamingEntries} into its schema.
  */
 import * as v from 'valibot';
 import { throwsNot, timezoneSchema } from '../../../lib/config/shared.js';
 import { compileTemplate } from '../../../lib/template.js';
 import { compileFormat } from '../../../lib/time/strftime.js';
 
-/** spec 01 §2.3: `key_prefix` default; the trailing `/` makes it a folder. */
+/** `key_prefix` default; the trailing `/` makes it a folder. */
 export const DEFAULT_KEY_PREFIX = 'date=%F/';
-/** spec 01 §2.3: `filename_time_format` default (epoch seconds). */
+/** `filename_time_format` default (epoch seconds). */
 export const DEFAULT_FILENAME_TIME_FORMAT = '%s';
 
 /** Valibot entries of the naming options; `filename_extension` unset = derived from `compression`. */

@@ -1,5 +1,5 @@
 /**
- * Backpressure for push sources that read streams (STYLE §3): after an emission a source asks to
+ * Backpressure for push sources that read streams: after an emission a source asks to
  * pause the stream it read from; while the output gate is closed that stream stops reading, so
  * the kernel buffers fill and TCP (or the pipe) pushes back on the writer. When the gate opens
  * every paused stream resumes at once.

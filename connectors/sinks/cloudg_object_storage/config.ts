@@ -1,4 +1,4 @@
-/** Options of the `cloudg_object_storage` sink (spec 01 §2.1, §2.3 `cloudg_object_storage`, §4; reference sinks §7). */
+/** Options of the `cloudg_object_storage` sink (Vector's `gcp_cloud_storage`). */
 import * as v from 'valibot';
 import { encodingSchema } from '../../../lib/codecs/encoding.js';
 import { framingSchema } from '../../../lib/codecs/framing.js';
@@ -8,14 +8,14 @@ import { objectNamingEntries } from '../../shared/object-storage/options.js';
 
 /** The public XML API (Vector's default; the spec names no endpoint). */
 export const DEFAULT_ENDPOINT = 'https://storage.googleapis.com';
-/** spec 01 §2.3 `acl` values. */
+/** Cloud Storage predefined ACLs, the `acl` values. */
 export const ACLS = ['authenticated-read', 'bucket-owner-full-control', 'bucket-owner-read', 'private', 'project-private', 'public-read'] as const;
-/** spec 01 §2.3 `storage_class` values. */
+/** Cloud Storage classes, the `storage_class` values. */
 export const STORAGE_CLASSES = ['STANDARD', 'NEARLINE', 'COLDLINE', 'ARCHIVE'] as const;
 /** The service takes resumable uploads in chunks of whole multiples of 256 KiB. */
 export const RESUMABLE_CHUNK_QUANTUM = 256 * 1024;
 
-/** spec 01 §2.1 request table: `cloudg_object_storage` is limited to 1000 requests per second. */
+/** `cloudg_object_storage` is limited by default to 1000 requests per second. */
 const GCS_REQUEST_DEFAULTS = { ...REQUEST_DEFAULTS, rate_limit_num: 1000 };
 
 const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
@@ -58,7 +58,7 @@ export const CloudgObjectStorageConfig = v.pipe(
         v.pipe(v.string(), v.url('must be a URL'), v.check((u) => /^https?:/i.test(u), 'must be an http or https URL'), v.description('Base URL of the XML API.')),
         DEFAULT_ENDPOINT,
       ),
-      /** spec 01 §2.3: `ndjson` or `text`; the other text codecs as Vector's `gcp_cloud_storage` takes them. */
+      /** `ndjson` or `text`; the other text codecs as Vector's `gcp_cloud_storage` takes them. */
       encoding: v.optional(encodingSchema(['ndjson', 'text', 'json', 'logfmt', 'raw_message', 'gelf', 'native_json'] as const), { codec: 'ndjson' }),
       /** How events are joined in an object (Vector's option); unset: per codec (json: an array, gelf: NUL, the rest: newlines). */
       framing: v.optional(framingSchema(['bytes', 'character_delimited', 'length_delimited', 'newline_delimited'] as const, undefined, 'encode'), {}),

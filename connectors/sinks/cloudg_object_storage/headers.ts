@@ -1,10 +1,10 @@
-/** The headers of a new object (reference sinks §7): type, encoding, ACL, storage class, custom metadata. */
+/** The headers of a new object: type, encoding, ACL, storage class, custom metadata. */
 import type { CloudgObjectStorageConfig } from './config.js';
 
 const META = 'x-goog-meta-';
 
 /**
- * `x-goog-acl` only when `acl` is set (reference sinks §7, §14.9: unset leaves the bucket's default);
+ * `x-goog-acl` only when `acl` is set (as Vector: unset leaves the bucket's default);
  * `x-goog-storage-class` always; each metadata entry as `x-goog-meta-<name>` (a name already so
  * prefixed is kept).
  */

@@ -6,7 +6,7 @@ import { buildCloudgObjectStorageSink, cloudgObjectStorageHealthcheck } from './
 export { CloudgObjectStorageConfig } from './config.js';
 export { buildCloudgObjectStorageSink, cloudgObjectStorageHealthcheck } from './sink.js';
 
-/** Writes batches of events as objects in a bucket of the cloud object store (spec 01 §2.3 `cloudg_object_storage`). */
+/** Writes batches of events as objects in a bucket of the cloud object store. */
 export const cloudgObjectStorageSink = defineSink({
   type: 'cloudg_object_storage',
   aliases: ['gcp_cloud_storage'],

@@ -1,4 +1,4 @@
-/** One batch of one key prefix to one object (reference sinks §7, §0.11). */
+/** One batch of one key prefix to one object. */
 import type { Event } from '../../../lib/event.js';
 import type { Compressor } from '../../../lib/net/compression.js';
 import type { ObjectBodyEncoder } from '../../shared/object-storage/body.js';

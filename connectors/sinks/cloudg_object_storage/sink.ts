@@ -1,4 +1,4 @@
-/** The `cloudg_object_storage` sink (spec 01 §2.3, §4; reference sinks §7) as a composition of the request-sink skeleton. */
+/** The `cloudg_object_storage` sink (Vector's `gcp_cloud_storage`) as a composition of the request-sink skeleton. */
 import type { OperatorFunction } from 'rxjs';
 import type { ComponentContext, SinkContext } from '../../../lib/component.js';
 import type { Delivery, EventBatch } from '../../../lib/event.js';
@@ -37,7 +37,7 @@ export function buildCloudgObjectStorageSink(config: CloudgObjectStorageConfig, 
   return requestSink<EncodedObjectEvent, ObjectRequest, HttpResponse>(
     {
       encode: (e) => encodeObjectEvent(body, e),
-      // reference sinks §0.11: one object per rendered key prefix
+      // one object per rendered key prefix, as in Vector
       partition: (item) => namer.prefixOf(item.event),
       build: (items, prefix) => buildObjectRequest(items, prefix ?? '', ctx.scheduler.now(), body, namer, compressor),
       send: (req, signal) => upload(req, signal),
@@ -53,7 +53,7 @@ export function buildCloudgObjectStorageSink(config: CloudgObjectStorageConfig, 
   );
 }
 
-/** reference sinks §7: `HEAD /<bucket>/`; 403 "forbidden", 404 "bucket not found"; never retried. */
+/** As Vector checks: `HEAD /<bucket>/`; 403 "forbidden", 404 "bucket not found"; never retried. */
 export async function cloudgObjectStorageHealthcheck(config: CloudgObjectStorageConfig, ctx: Pick<ComponentContext, 'globals'>, env: NodeJS.ProcessEnv = process.env): Promise<void> {
   if (config.healthcheck.enabled === false) return;
   const auth = createCloudgAuth(config, SCOPES.storage, env, tokenTransport(config, ctx.globals));

@@ -1,13 +1,13 @@
-/** Options of the `cloudg_pubsub` sink (spec 01 §2.1, §2.3 `cloudg_pubsub`; reference sinks §12). */
+/** Options of the `cloudg_pubsub` sink (Vector's `gcp_pubsub`). */
 import * as v from 'valibot';
 import { encodingSchema } from '../../../lib/codecs/encoding.js';
 import { REQUEST_DEFAULTS, batchSchema, pathItem, requestSchema, sinkObject, throwsNot, tlsSchema } from '../../../lib/config/shared.js';
 import { compileTemplate } from '../../../lib/template.js';
 import { cloudgAuthOptions } from '../../shared/cloudg/options.js';
 
-/** spec 01 §2.3 {pubsub_endpoint}: the public service. */
+/** The public Pub/Sub service, Vector's default endpoint. */
 export const DEFAULT_ENDPOINT = 'https://pubsub.googleapis.com';
-/** The service's limits on one publish request (reference sinks §0.2, §12). */
+/** The service's limits on one publish request (Pub/Sub quotas: 1000 messages, 10 MB). */
 export const MAX_MESSAGES = 1000;
 export const MAX_REQUEST_BYTES = 10_000_000;
 

@@ -1,5 +1,5 @@
 /**
- * Events to Pub/Sub messages (reference sinks §12): each event encoded alone, its bytes as the
+ * Events to Pub/Sub messages (the Pub/Sub publish API): each event encoded alone, its bytes as the
  * standard base64 `data` of one message, plus the attributes and ordering key when configured.
  */
 import { EncodeError, type LogSchemaKeys, createSerializer } from '../../../lib/codecs/encoding.js';

@@ -6,7 +6,7 @@ import { buildCloudgPubsubSink, cloudgPubsubHealthcheck } from './sink.js';
 export { CloudgPubsubConfig } from './config.js';
 export { buildCloudgPubsubSink, cloudgPubsubHealthcheck } from './sink.js';
 
-/** Publishes events to a topic of the cloud publish/subscribe service (spec 01 §2.3 `cloudg_pubsub`). */
+/** Publishes events to a topic of the cloud publish/subscribe service. */
 export const cloudgPubsubSink = defineSink({
   type: 'cloudg_pubsub',
   aliases: ['gcp_pubsub'],

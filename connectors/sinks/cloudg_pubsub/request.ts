@@ -1,4 +1,4 @@
-/** One batch to one publish request (reference sinks §12): `{"messages":[…]}`. */
+/** One batch to one publish request: `{"messages":[…]}`. */
 import type { Event } from '../../../lib/event.js';
 import type { SinkRequest } from '../../shared/request-sink.js';
 import type { EncodedMessage } from './encoder.js';

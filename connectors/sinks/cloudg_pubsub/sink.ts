@@ -1,4 +1,4 @@
-/** The `cloudg_pubsub` sink (spec 01 §2.3; reference sinks §12) as a composition of the request-sink skeleton. */
+/** The `cloudg_pubsub` sink (Vector's `gcp_pubsub`) as a composition of the request-sink skeleton. */
 import type { OperatorFunction } from 'rxjs';
 import type { ComponentContext, SinkContext } from '../../../lib/component.js';
 import type { Delivery, EventBatch } from '../../../lib/event.js';
@@ -54,7 +54,7 @@ export function buildCloudgPubsubSink(config: CloudgPubsubConfig, ctx: SinkConte
   );
 }
 
-/** reference sinks §12: `GET` the topic; 403 "forbidden", 404 "topic not found"; never retried. */
+/** As Vector checks: `GET` the topic; 403 "forbidden", 404 "topic not found"; never retried. */
 export async function cloudgPubsubHealthcheck(config: CloudgPubsubConfig, ctx: Pick<ComponentContext, 'globals'>, env: NodeJS.ProcessEnv = process.env): Promise<void> {
   if (config.healthcheck.enabled === false) return;
   const auth = createCloudgAuth(config, SCOPES.pubsub, env, tokenTransport(config, ctx.globals));

@@ -1,11 +1,11 @@
-/** Options of the `cloudw_monitor_logs` sink (spec 01 §2.1, §2.2, §2.3 `cloudw_monitor_logs`; reference sinks §8). */
+/** Options of the `cloudw_monitor_logs` sink (Vector's `aws_cloudwatch_logs`). */
 import * as v from 'valibot';
 import { encodingSchema } from '../../../lib/codecs/encoding.js';
 import { batchSchema, compressionSchema, pathItem, requestSchema, sinkObject } from '../../../lib/config/shared.js';
 import { TemplateError, compileTemplate } from '../../../lib/template.js';
 import { cloudwConnectionEntries, requireRegionOrEndpoint } from '../../shared/cloudw/options.js';
 
-/** Events per PutLogEvents call the service takes (reference sinks §8 P). */
+/** Events per PutLogEvents call the service takes (the PutLogEvents API reference). */
 export const MAX_EVENTS_PER_CALL = 10_000;
 /** Bytes per call the service takes, each event counted as its message bytes + {@link EVENT_OVERHEAD_BYTES}. */
 export const MAX_BYTES_PER_CALL = 1_048_576;
@@ -76,7 +76,7 @@ export const CloudwMonitorLogsConfig = v.pipe(
       ),
       encoding: v.optional(encodingSchema(['json', 'ndjson', 'text'] as const, {}, 'json'), { codec: 'json' }),
       compression: compressionSchema(['gzip', 'none'] as const, 'none'),
-      // reference sinks §0.2, §8: the service's own limits are the defaults and the maximum
+      // the service's own limits are the defaults and the maximum
       batch: batchSchema({ max_events: MAX_EVENTS_PER_CALL, max_bytes: MAX_BYTES_PER_CALL, timeout_secs: 1 }),
       request: requestSchema(),
     },

@@ -1,5 +1,5 @@
 /**
- * Log events to log-stream entries (reference sinks §8, per-event steps 1-4), once per event when
+ * Log events to log-stream entries (as Vector's `aws_cloudwatch_logs`), once per event when
  * it enters the sink: the rendered group and stream, the timestamp in epoch ms (the event's, else
  * now), and the message. The timestamp travels beside the message, so it is left out of the JSON
  * (the event itself is not changed). Batch size is the service's measure: message bytes + 26.

@@ -6,7 +6,7 @@ import { buildCloudwMonitorLogsSink, cloudwMonitorLogsHealthcheck } from './sink
 export { CloudwMonitorLogsConfig } from './config.js';
 export { buildCloudwMonitorLogsSink, cloudwMonitorLogsHealthcheck } from './sink.js';
 
-/** Delivers log events to log groups and streams of a cloud log service (spec 01 §2.3 `cloudw_monitor_logs`). */
+/** Delivers log events to log groups and streams of a cloud log service. */
 export const cloudwMonitorLogsSink = defineSink({
   type: 'cloudw_monitor_logs',
   aliases: ['aws_cloudwatch_logs'],

@@ -1,6 +1,6 @@
 /**
- * One batch of one log stream to the PutLogEvents calls that carry it (reference sinks §8,
- * "Sending one batch"). Events outside the window the service stores (older than 14 days, more than
+ * One batch of one log stream to the PutLogEvents calls that carry it (as Vector
+ * sends one batch). Events outside the window the service stores (older than 14 days, more than
  * 2 h ahead) are set aside; the rest are sorted by timestamp and cut into calls so that none breaks
  * a service limit: ≤ 10,000 events, ≤ 1,048,576 bytes counting 26 per event, a span under 24 h.
  */
@@ -11,7 +11,7 @@ import { type LogEntry, splitTarget } from './encoder.js';
 
 const HOUR_MS = 3_600_000;
 const DAY_MS = 24 * HOUR_MS;
-/** reference sinks §8 step 5: the oldest event sent, with Vector's 5 minutes of margin before the service's 14 days. */
+/** The oldest event sent, with Vector's 5 minutes of margin before the service's 14 days. */
 export const MAX_AGE_MS = 14 * DAY_MS - 5 * 60_000;
 /** How far ahead an event may be; one this far ahead or more is not sent. */
 export const MAX_AHEAD_MS = 2 * HOUR_MS;

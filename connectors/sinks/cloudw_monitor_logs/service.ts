@@ -1,5 +1,5 @@
 /**
- * The CloudWatch Logs calls of the sink on the official SDK client (reference sinks §8): one
+ * The CloudWatch Logs calls of the sink on the official SDK client: one
  * PutLogEvents per call of a request; on ResourceNotFoundException the group and stream are looked
  * up (DescribeLogStreams), created as `create_missing_group` / `create_missing_stream` allow
  * (ResourceAlreadyExistsException counts as created: another writer won the race), and the call is
@@ -36,7 +36,7 @@ export interface PutOutcome {
 export interface LogsService {
   /** Sends the calls of a request in order; stops at the first failure and says how far it got. */
   send(req: LogsRequest, signal: AbortSignal): Promise<PutOutcome>;
-  /** reference sinks §8: DescribeLogGroups with the group name as prefix. */
+  /** As Vector checks: DescribeLogGroups with the group name as prefix. */
   healthcheck(signal: AbortSignal): Promise<void>;
   readonly config: CloudwClientConfig;
   close(): void;
@@ -61,7 +61,7 @@ function gzipBodies(client: CloudWatchLogsClient): void {
   );
 }
 
-/** Adds `request.headers` to PutLogEvents calls only (reference sinks §8, as Vector); signed with the rest. */
+/** Adds `request.headers` to PutLogEvents calls only (as Vector does); signed with the rest. */
 function putHeaders(client: CloudWatchLogsClient, headers: Readonly<Record<string, string>>): void {
   const entries = Object.entries(headers);
   if (entries.length === 0) return;
@@ -103,7 +103,7 @@ export function createLogsService(
       ctx.log.info('Creating log group.', { group });
       await client.send(new (logsSdk().CreateLogGroupCommand)({ logGroupName: group, kmsKeyId: config.kms_key, tags: config.tags }), { abortSignal }).then(undefined, ignoreExisting);
       if (config.retention.enabled) await client.send(new (logsSdk().PutRetentionPolicyCommand)({ logGroupName: group, retentionInDays: config.retention.days! }), { abortSignal });
-      // spec 01 §3: a new group gets its first stream whatever create_missing_stream says
+      // a new group has no streams: it gets its first one whatever create_missing_stream says
       ctx.log.info('Creating log stream.', { group, stream });
       await createStream();
       return;

@@ -1,4 +1,4 @@
-/** The `cloudw_monitor_logs` sink (spec 01 §2.3; reference sinks §8) as a composition of the request-sink skeleton. */
+/** The `cloudw_monitor_logs` sink (Vector's `aws_cloudwatch_logs`) as a composition of the request-sink skeleton. */
 import type { OperatorFunction } from 'rxjs';
 import type { ComponentContext, SinkContext } from '../../../lib/component.js';
 import type { Delivery, EventBatch } from '../../../lib/event.js';
@@ -36,7 +36,7 @@ export function buildCloudwMonitorLogsSink(config: CloudwMonitorLogsConfig, ctx:
   return requestSink<LogEntry, LogsRequest, PutOutcome>(
     {
       encode,
-      // one batch per group and stream (reference sinks §8 step 6)
+      // one batch per group and stream, as in Vector
       partition: (item) => {
         if (item.target instanceof TemplateError) throw item.target;
         return item.target;
@@ -57,7 +57,7 @@ export function buildCloudwMonitorLogsSink(config: CloudwMonitorLogsConfig, ctx:
   );
 }
 
-/** reference sinks §8: DescribeLogGroups after the credentials resolve; never retried. */
+/** As Vector checks: DescribeLogGroups after the credentials resolve; never retried. */
 export async function cloudwMonitorLogsHealthcheck(config: CloudwMonitorLogsConfig, ctx: Pick<ComponentContext, 'globals' | 'log'>, service?: LogsService): Promise<void> {
   if (config.healthcheck.enabled === false) return;
   const logs = service ?? createLogsService(config, ctx);

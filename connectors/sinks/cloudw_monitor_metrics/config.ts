@@ -1,9 +1,9 @@
-/** Options of the `cloudw_monitor_metrics` sink (spec 01 §2.1, §2.2, §2.3 `cloudw_monitor_metrics`; reference sinks §11). */
+/** Options of the `cloudw_monitor_metrics` sink (Vector's `aws_cloudwatch_metrics`). */
 import * as v from 'valibot';
 import { REQUEST_DEFAULTS, batchSchema, compressionSchema, pathItem, requestSchema, sinkObject } from '../../../lib/config/shared.js';
 import { cloudwConnectionEntries, requireRegionOrEndpoint } from '../../shared/cloudw/options.js';
 
-/** PutMetricData takes at most this many datums per call (reference sinks §11 P). */
+/** PutMetricData takes at most this many datums per call (the PutMetricData API reference). */
 export const MAX_DATUMS_PER_CALL = 1000;
 
 /** A namespace the service takes: 1-255 characters, not starting with `:` nor the reserved `AWS/`. */
@@ -22,9 +22,9 @@ export const CloudwMonitorMetricsConfig = v.pipe(
       ...cloudwConnectionEntries(),
       default_namespace: v.pipe(namespaceSchema, v.description('Namespace of metrics that have none.')),
       compression: compressionSchema(['gzip', 'none'] as const, 'none'),
-      // reference sinks §0.2, §11: batched by metric count (Vector's default 20), at most the service's 1,000
+      // batched by metric count (Vector's default 20), at most the service's 1,000
       batch: batchSchema({ max_events: 20, timeout_secs: 1 }),
-      // spec 01 §2.1 has no row for this sink: Vector's rate limit of 150 requests per second
+      // Vector's rate limit of 150 requests per second
       request: requestSchema({ ...REQUEST_DEFAULTS, rate_limit_num: 150 }),
     },
     { proxy: true, allowDiskV1: true },

@@ -1,5 +1,5 @@
 /**
- * Metric events to PutMetricData datums (reference sinks §11, §0.12), once per event when it enters
+ * Metric events to PutMetricData datums (as Vector's `aws_cloudwatch_metrics`), once per event when it enters
  * the sink: counters and sets as increments, gauges as totals, distributions as increments of
  * their samples; aggregated histograms and summaries have no datum form. The name is the metric's
  * name alone; the namespace (the metric's, else `default_namespace`) is the batch's partition.
@@ -11,7 +11,7 @@ import { MetricNormalizer, type Normalized } from '../../shared/metrics/normaliz
 import { seriesKey, singleTagValue } from '../../shared/metrics/series.js';
 import type { Encoded } from '../../shared/request-sink.js';
 
-/** reference sinks §11 P: limits of one datum. */
+/** Limits of one datum (the PutMetricData API reference). */
 export const MAX_DIMENSIONS = 30;
 const MAX_NAME = 255;
 const MAX_DIMENSION_VALUE = 1024;

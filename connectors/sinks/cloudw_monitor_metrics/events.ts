@@ -1,4 +1,4 @@
-/** Internal events of the `cloudw_monitor_metrics` sink (STYLE §9): each logs and counts together. */
+/** Internal events of the `cloudw_monitor_metrics` sink: each logs and counts together. */
 import type { ComponentContext } from '../../../lib/component.js';
 import { type Event, settleAll } from '../../../lib/event.js';
 import type { Counter } from '../../../lib/telemetry/registry.js';

@@ -6,7 +6,7 @@ import { buildCloudwMonitorMetricsSink, cloudwMonitorMetricsHealthcheck } from '
 export { CloudwMonitorMetricsConfig } from './config.js';
 export { buildCloudwMonitorMetricsSink, cloudwMonitorMetricsHealthcheck } from './sink.js';
 
-/** Delivers metric events to a cloud metrics service (spec 01 §2.3 `cloudw_monitor_metrics`). */
+/** Delivers metric events to a cloud metrics service. */
 export const cloudwMonitorMetricsSink = defineSink({
   type: 'cloudw_monitor_metrics',
   aliases: ['aws_cloudwatch_metrics'],

@@ -1,6 +1,6 @@
 /**
- * One batch of one namespace to the PutMetricData calls that carry it (reference sinks §0.12,
- * §11). Metrics of one series and one timestamp collapse into one datum (increments add up, the
+ * One batch of one namespace to the PutMetricData calls that carry it (as Vector
+ * does). Metrics of one series and one timestamp collapse into one datum (increments add up, the
  * latest total wins); points at different times stay apart, so no sample loses its time. Distribution samples
  * of equal value merge; more than 150 distinct values become several datums. Calls hold at most
  * 1,000 datums and stay under the service's 1 MiB per request.
@@ -12,7 +12,7 @@ import { MAX_DATUMS_PER_CALL } from './config.js';
 import type { Dimension, MetricItem } from './encoder.js';
 
 const HOUR_MS = 3_600_000;
-/** reference sinks §11 P: the oldest timestamp sent, two weeks less 5 minutes of margin. */
+/** The oldest timestamp sent: the service's two weeks, less 5 minutes of margin. */
 export const MAX_AGE_MS = 14 * 24 * HOUR_MS - 5 * 60_000;
 /** How far ahead a timestamp may be; one this far ahead or more is not sent. */
 export const MAX_AHEAD_MS = 2 * HOUR_MS;

@@ -1,5 +1,5 @@
 /**
- * PutMetricData on the official SDK client (reference sinks §11). The pinned client speaks awsJson
+ * PutMetricData on the official SDK client. The pinned client speaks awsJson
  * 1.0; `compression = "gzip"` turns on its request compression for every body (it would otherwise
  * compress bodies from 10 KiB on), `none` turns it off.
  */
@@ -22,7 +22,7 @@ export interface PutOutcome {
 export interface MetricsService {
   /** Sends the calls of a request in order; stops at the first failure and says how far it got. */
   send(req: MetricsRequest, signal: AbortSignal): Promise<PutOutcome>;
-  /** reference sinks §11: one datum `healthcheck` = 1 in `default_namespace`. */
+  /** As Vector checks: one datum `healthcheck` = 1 in `default_namespace`. */
   healthcheck(signal: AbortSignal): Promise<void>;
   readonly config: CloudwClientConfig;
   close(): void;

@@ -1,4 +1,4 @@
-/** The `cloudw_monitor_metrics` sink (spec 01 §2.3; reference sinks §11) as a composition of the request-sink skeleton. */
+/** The `cloudw_monitor_metrics` sink (Vector's `aws_cloudwatch_metrics`) as a composition of the request-sink skeleton. */
 import type { OperatorFunction } from 'rxjs';
 import type { ComponentContext, SinkContext } from '../../../lib/component.js';
 import type { Delivery, EventBatch } from '../../../lib/event.js';
@@ -30,7 +30,7 @@ export function buildCloudwMonitorMetricsSink(config: CloudwMonitorMetricsConfig
   return requestSink<MetricItem, MetricsRequest, PutOutcome>(
     {
       encode,
-      // reference sinks §11: one request per namespace
+      // one request per namespace, as in Vector
       partition: (item) => item.namespace,
       build: (items, key) => {
         const req = buildMetricsRequest(items, key!, Math.floor(ctx.scheduler.now()));
@@ -48,7 +48,7 @@ export function buildCloudwMonitorMetricsSink(config: CloudwMonitorMetricsConfig
   );
 }
 
-/** reference sinks §11: one PutMetricData of `healthcheck` = 1 after the credentials resolve; never retried. */
+/** As Vector checks: one PutMetricData of `healthcheck` = 1 after the credentials resolve; never retried. */
 export async function cloudwMonitorMetricsHealthcheck(config: CloudwMonitorMetricsConfig, ctx: Pick<ComponentContext, 'globals'>, service?: MetricsService): Promise<void> {
   if (config.healthcheck.enabled === false) return;
   const metrics = service ?? createMetricsService(config, ctx);

@@ -13,7 +13,7 @@ type Env = Readonly<Record<string, string | undefined>>;
 /**
  * An S3 client for the sink's options, and its credential provider (the health check resolves it
  * first). Checksums only where the service requires them: every write carries `Content-MD5`
- * (reference sinks §10) and the body is a buffer, so the SDK's default CRC32 would only add a
+ * (as Vector sends) and the body is a buffer, so the SDK's default CRC32 would only add a
  * second pass over it.
  */
 export function createObjectStorageClient(

@@ -1,4 +1,4 @@
-/** Options of the `cloudw_object_storage` sink (spec 01 §2.1, §2.2, §2.3; reference sinks §10). */
+/** Options of the `cloudw_object_storage` sink (Vector's `aws_s3`). */
 import * as v from 'valibot';
 import { encodingSchema } from '../../../lib/codecs/encoding.js';
 import { framingSchema } from '../../../lib/codecs/framing.js';
@@ -7,11 +7,11 @@ import { compileTemplate } from '../../../lib/template.js';
 import { cloudwConnectionEntries } from '../../shared/cloudw/options.js';
 import { objectNamingEntries } from '../../shared/object-storage/options.js';
 
-/** spec 01 §2.3: canned ACLs. */
+/** S3 canned ACLs. */
 export const CANNED_ACLS = ['authenticated-read', 'aws-exec-read', 'bucket-owner-full-control', 'bucket-owner-read', 'log-delivery-write', 'private', 'public-read', 'public-read-write'] as const;
-/** spec 01 §2.3: storage classes. */
+/** S3 storage classes. */
 export const STORAGE_CLASSES = ['DEEP_ARCHIVE', 'GLACIER', 'INTELLIGENT_TIERING', 'ONEZONE_IA', 'REDUCED_REDUNDANCY', 'STANDARD', 'STANDARD_IA'] as const;
-/** spec 01 §2.3: codecs `json` and `text`; the other text codecs weir has are accepted as Vector accepts them. */
+/** Codecs `json` and `text`; the other text codecs weir has are accepted as Vector accepts them. */
 export const OBJECT_CODECS = ['json', 'text', 'ndjson', 'logfmt', 'raw_message', 'gelf', 'native_json'] as const;
 
 /** The service's smallest part (all but the last) of a multipart upload: 5 MiB. */
@@ -19,7 +19,7 @@ export const MIN_PART_BYTES = 5 * 1024 * 1024;
 /** The service's largest single PutObject and largest part: 5 GiB. */
 export const MAX_PUT_BYTES = 5 * 1024 * 1024 * 1024;
 
-/** `bucket`: a name only (spec 01 §2.3): no `s3://`-style scheme, no trailing `/`. */
+/** `bucket`: a name only: no `s3://`-style scheme, no trailing `/`. */
 const SCHEME = /^[a-z][a-z0-9+.-]*:\/\//i;
 const bucketSchema = v.pipe(
   v.string(),
@@ -75,7 +75,7 @@ export const CloudwObjectStorageConfig = v.pipe(
       force_path_style: v.optional(v.pipe(v.boolean(), v.description('Address the bucket in the path (`<endpoint>/<bucket>/<key>`) rather than the host name.')), true),
       multipart: multipartSchema,
       ...cloudwConnectionEntries(),
-      // reference sinks §0.2 table: 10,000,000 bytes; spec 01 §2.3: timeout 300 s
+      // Vector's defaults: 10,000,000 bytes, timeout 300 s
       batch: batchSchema({ max_bytes: 10_000_000, timeout_secs: 300 }),
       request: requestSchema(REQUEST_DEFAULTS),
     },

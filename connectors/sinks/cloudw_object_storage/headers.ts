@@ -1,4 +1,4 @@
-/** The object headers every write carries, from the options (reference sinks §10), fixed at build time. */
+/** The object headers every write carries, from the options (as Vector sets them), fixed at build time. */
 import type { ObjectCannedACL, ServerSideEncryption, StorageClass } from '@aws-sdk/client-s3';
 import { compileTemplate } from '../../../lib/template.js';
 import type { CloudwObjectStorageConfig } from './config.js';

@@ -6,7 +6,7 @@ import { buildCloudwObjectStorageSink, cloudwObjectStorageHealthcheck } from './
 export { CloudwObjectStorageConfig } from './config.js';
 export { buildCloudwObjectStorageSink, cloudwObjectStorageHealthcheck } from './sink.js';
 
-/** Writes batches of events as objects to a bucket of the cloud object store (spec 01 §2.3 `cloudw_object_storage`). */
+/** Writes batches of events as objects to a bucket of the cloud object store. */
 export const cloudwObjectStorageSink = defineSink({
   type: 'cloudw_object_storage',
   aliases: ['aws_s3'],

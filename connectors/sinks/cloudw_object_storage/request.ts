@@ -1,5 +1,5 @@
 /**
- * One batch of one key prefix to one object (reference sinks §10): the body joined and compressed
+ * One batch of one key prefix to one object: the body joined and compressed
  * once, its name and its MD5 fixed, so every retry writes the same object.
  */
 import { createHash } from 'node:crypto';

@@ -1,4 +1,4 @@
-/** The `cloudw_object_storage` sink (spec 01 §2.3; reference sinks §10) as a composition of the request-sink skeleton. */
+/** The `cloudw_object_storage` sink (Vector's `aws_s3`) as a composition of the request-sink skeleton. */
 import type { S3Client } from '@aws-sdk/client-s3';
 import type { OperatorFunction } from 'rxjs';
 import type { ComponentContext, SinkContext } from '../../../lib/component.js';
@@ -37,7 +37,7 @@ export function buildCloudwObjectStorageSink(config: CloudwObjectStorageConfig, 
   return requestSink<EncodedObjectEvent, ObjectRequest, ObjectWritten>(
     {
       encode: (e) => encodeEvent(body, e),
-      // reference sinks §0.11, §10: one object per rendered key prefix (and KMS key, when that is a template)
+      // one object per rendered key prefix (and KMS key, when that is a template), as in Vector
       partition: kmsOf
         ? (item) => {
             const prefix = namer.prefixOf(item.event);
@@ -63,7 +63,7 @@ export function buildCloudwObjectStorageSink(config: CloudwObjectStorageConfig, 
   );
 }
 
-/** reference sinks §10: HeadBucket after the credentials resolve; 403 and 404 named; never retried. */
+/** As Vector checks: HeadBucket after the credentials resolve; 403 and 404 named; never retried. */
 export async function cloudwObjectStorageHealthcheck(config: CloudwObjectStorageConfig, ctx: Pick<ComponentContext, 'globals'>, env?: Readonly<Record<string, string | undefined>>): Promise<void> {
   if (config.healthcheck.enabled === false) return;
   const { client, credentials } = createObjectStorageClient(config, ctx, env);

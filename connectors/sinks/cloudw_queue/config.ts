@@ -1,11 +1,11 @@
-/** Options of the `cloudw_queue` sink (spec 01 §2.1, §2.2, §2.3 `cloudw_queue`; reference sinks §9). */
+/** Options of the `cloudw_queue` sink (Vector's `aws_sqs`). */
 import * as v from 'valibot';
 import { encodingSchema } from '../../../lib/codecs/encoding.js';
 import { type RequestDefaults, REQUEST_DEFAULTS, pathItem, requestSchema, sinkObject, throwsNot } from '../../../lib/config/shared.js';
 import { compileTemplate } from '../../../lib/template.js';
 import { cloudwConnectionEntries, requireRegionOrEndpoint } from '../../shared/cloudw/options.js';
 
-/** spec 01 §2.1: the request defaults of this sink (rate 5 per second, retry waits up to 10 s, 30 s per attempt). */
+/** This sink's request defaults (rate 5 per second, retry waits up to 10 s, 30 s per attempt). */
 export const QUEUE_REQUEST_DEFAULTS: RequestDefaults = {
   ...REQUEST_DEFAULTS,
   rate_limit_num: 5,
@@ -20,7 +20,7 @@ const templateOption = (description: string) =>
 /** A queue is FIFO when its URL (its name) ends in `.fifo`. */
 export const isFifoQueue = (queueUrl: string): boolean => queueUrl.replace(/\/+$/, '').endsWith('.fifo');
 
-/** Valibot schema of the `cloudw_queue` sink; it has no batch options (spec 01 §2.3). */
+/** Valibot schema of the `cloudw_queue` sink; it has no batch options. */
 export const CloudwQueueSinkConfig = v.pipe(
   sinkObject(
     'cloudw_queue',
@@ -29,7 +29,7 @@ export const CloudwQueueSinkConfig = v.pipe(
       ...cloudwConnectionEntries(),
       message_group_id: v.optional(templateOption('Template of the message group of each event; required for FIFO queues, refused for others.')),
       message_deduplication_id: v.optional(templateOption('Template of the deduplication id of each event (FIFO queues); must be unique per event.')),
-      // spec 01 §2.3: the codec is optional here; json when unset
+      // the codec is optional here; json when unset
       encoding: v.optional(encodingSchema(['json', 'text'] as const, {}, 'json'), { codec: 'json' as const }),
       request: requestSchema(QUEUE_REQUEST_DEFAULTS),
     },

@@ -1,5 +1,5 @@
 /**
- * Events to queue messages (reference sinks §9): each event is encoded alone into one message
+ * Events to queue messages: each event is encoded alone into one message
  * body. The size that counts against the 256 KiB limits is the body's UTF-8 length.
  */
 import { type LogSchemaKeys, EncodeError, createSerializer } from '../../../lib/codecs/encoding.js';
@@ -8,9 +8,9 @@ import { type Template, TemplateError, compileTemplate } from '../../../lib/temp
 import type { Encoded } from '../../shared/request-sink.js';
 import type { CloudwQueueSinkConfig } from './config.js';
 
-/** reference sinks §9: the largest message body and the largest SendMessageBatch payload, in bytes. */
+/** The largest message body and the largest SendMessageBatch payload, in bytes. */
 export const MAX_MESSAGE_BYTES = 262_144;
-/** reference sinks §9: at most 10 entries per SendMessageBatch call. */
+/** At most 10 entries per SendMessageBatch call (the SQS API reference). */
 export const MAX_BATCH_ENTRIES = 10;
 
 /** The characters the service accepts in a body: tab, LF, CR, U+0020..U+D7FF, U+E000..U+FFFD, U+10000..U+10FFFF. */

@@ -7,7 +7,7 @@ import { buildCloudwQueueSink, cloudwQueueHealthcheck } from './sink.js';
 export { CloudwQueueSinkConfig } from './config.js';
 export { buildCloudwQueueSink, cloudwQueueHealthcheck } from './sink.js';
 
-/** Sends events to a message queue, one message per event (spec 01 §2.3 `cloudw_queue`). */
+/** Sends events to a message queue, one message per event. */
 export const cloudwQueueSink = defineSink({
   type: 'cloudw_queue',
   aliases: ['aws_sqs'],

@@ -1,4 +1,4 @@
-/** A batch of messages to one SendMessageBatch call (reference sinks §9); entry ids are the batch positions. */
+/** A batch of messages to one SendMessageBatch call; entry ids are the batch positions. */
 import type { SendMessageBatchRequestEntry } from '@aws-sdk/client-sqs';
 import type { Event } from '../../../lib/event.js';
 import type { SinkRequest } from '../../shared/request-sink.js';

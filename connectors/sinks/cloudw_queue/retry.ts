@@ -1,5 +1,5 @@
 /**
- * The answer of one SendMessageBatch call, entry by entry (reference sinks §9, §0.9): entries the
+ * The answer of one SendMessageBatch call, entry by entry: entries the
  * service took are delivered; a failed entry is retried when the service was at fault and
  * rejected when the sender was (a bad body, a missing group id); only the retried ones are sent again.
  */

@@ -1,4 +1,4 @@
-/** The `cloudw_queue` sink (spec 01 §2.3; reference sinks §9) as a composition of the request-sink skeleton. */
+/** The `cloudw_queue` sink (Vector's `aws_sqs`) as a composition of the request-sink skeleton. */
 import type { SQSClient, SendMessageBatchCommandOutput } from '@aws-sdk/client-sqs';
 import { type OperatorFunction, Subject, filter, merge, tap } from 'rxjs';
 import type { ComponentContext, SinkContext } from '../../../lib/component.js';
@@ -33,7 +33,7 @@ export function createQueueClient(config: CloudwQueueSinkConfig, ctx: Pick<Compo
 
 /**
  * Builds the sink. Messages go out in SendMessageBatch calls of at most 10 entries and 256 KiB
- * (spec 01 §2.3: no batch options; the batch is what is at hand, never held back by a timer); a
+ * (no batch options; the batch is what is at hand, never held back by a timer); a
  * message over 256 KiB alone is rejected and counted.
  */
 export function buildCloudwQueueSink(config: CloudwQueueSinkConfig, ctx: SinkContext, client?: SQSClient): OperatorFunction<EventBatch, Delivery> {
@@ -77,7 +77,7 @@ export function buildCloudwQueueSink(config: CloudwQueueSinkConfig, ctx: SinkCon
 }
 
 /**
- * reference sinks §9: GetQueueAttributes on the queue, never retried; any answer is healthy. The
+ * As Vector checks: GetQueueAttributes on the queue, never retried; any answer is healthy. The
  * credentials are looked up first, so a check without any says which sources were tried.
  */
 export async function cloudwQueueHealthcheck(config: CloudwQueueSinkConfig, ctx: Pick<ComponentContext, 'globals'>, client?: SQSClient): Promise<void> {

@@ -1,11 +1,11 @@
-/** Options of the `cloudw_stream` sink (spec 01 §2.1, §2.2, §2.3 `cloudw_stream`; reference sinks §6). */
+/** Options of the `cloudw_stream` sink (Vector's `aws_kinesis_streams`). */
 import * as v from 'valibot';
 import { encodingSchema } from '../../../lib/codecs/encoding.js';
 import { REQUEST_DEFAULTS, batchSchema, compressionSchema, pathItem, requestSchema, sinkObject, throwsNot } from '../../../lib/config/shared.js';
 import { parsePath } from '../../../lib/path.js';
 import { cloudwConnectionEntries, requireRegionOrEndpoint } from '../../shared/cloudw/options.js';
 
-/** Service limits of one PutRecords call (reference sinks §6); the batch options may not exceed them. */
+/** Service limits of one PutRecords call (the PutRecords API reference); the batch options may not exceed them. */
 export const MAX_RECORDS_PER_CALL = 500;
 export const MAX_BATCH_BYTES = 5_000_000;
 

@@ -1,5 +1,5 @@
 /**
- * Events to stream records (reference sinks §6): the event encoded alone with `encoding.codec`
+ * Events to stream records (as Vector's `aws_kinesis_streams`): the event encoded alone with `encoding.codec`
  * (no framing), and its partition key: the `partition_key_field` value as text cut at 256
  * characters, or 16 random alphanumerics. `size` (record bytes before compression plus key bytes)
  * counts against `batch.max_bytes`.

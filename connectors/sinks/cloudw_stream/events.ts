@@ -1,4 +1,4 @@
-/** Internal events of the `cloudw_stream` sink (STYLE §9): each logs and counts together. */
+/** Internal events of the `cloudw_stream` sink: each logs and counts together. */
 import type { ComponentContext } from '../../../lib/component.js';
 import type { Counter } from '../../../lib/telemetry/registry.js';
 
@@ -16,7 +16,7 @@ export class StreamSinkEvents {
     this.recordsRetried = t.counter('component_errors_total', { error_type: 'record_failed', stage: 'sending' });
   }
 
-  /** spec 01 §7.5: the partition key field is missing or empty; reference sinks §6: the event is dropped. */
+  /** The partition key field is missing or empty: a warning, and the event is dropped, as in Vector. */
   partitionKeyMissing(field: string, events: number): void {
     this.keyMissing.add(events);
     this.ctx.log.warn('Partition key field missing or empty; event dropped.', { partition_key_field: field, dropped: events });

@@ -6,7 +6,7 @@ import { buildCloudwStreamSink, cloudwStreamHealthcheck } from './sink.js';
 export { CloudwStreamSinkConfig } from './config.js';
 export { buildCloudwStreamSink, cloudwStreamHealthcheck } from './sink.js';
 
-/** Puts log events as records on a cloud data stream (spec 01 §2.3 `cloudw_stream`). */
+/** Puts log events as records on a cloud data stream. */
 export const cloudwStreamSink = defineSink({
   type: 'cloudw_stream',
   aliases: ['aws_kinesis_streams'],

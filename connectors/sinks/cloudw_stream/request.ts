@@ -1,5 +1,5 @@
 /**
- * A batch to one PutRecords request (reference sinks §6): each record gzip-compressed on its own
+ * A batch to one PutRecords request: each record gzip-compressed on its own
  * when `compression = gzip`. Records without a key, or over the service's 1 MiB limit (data and
  * key), are refused here and never sent.
  */
@@ -12,7 +12,7 @@ import type { StreamRecord } from './encoder.js';
 /** The service's limit for one record: data plus partition key. */
 export const MAX_RECORD_BYTES = 1024 * 1024;
 
-/** gzip level 6 (spec 01 §2.3). */
+/** gzip level 6, the documented level of this sink. */
 const GZIP_LEVEL = 6;
 
 /**

@@ -1,5 +1,5 @@
 /**
- * The answer to PutRecords (reference sinks §6): HTTP 200 even when records failed, with one
+ * The answer to PutRecords (the Kinesis PutRecords API reference): HTTP 200 even when records failed, with one
  * result per record in request order. Failed records with a transient code (throttling, internal
  * failure) are the only ones sent again; records refused for good end rejected.
  */

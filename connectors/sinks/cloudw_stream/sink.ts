@@ -1,4 +1,4 @@
-/** The `cloudw_stream` sink (spec 01 §2.3; reference sinks §6) as a composition of the request-sink skeleton. */
+/** The `cloudw_stream` sink (Vector's `aws_kinesis_streams`) as a composition of the request-sink skeleton. */
 import type { KinesisClient, PutRecordsCommandOutput } from '@aws-sdk/client-kinesis';
 import { type OperatorFunction, Subject, filter, merge, tap } from 'rxjs';
 import type { ComponentContext, SinkContext } from '../../../lib/component.js';
@@ -25,7 +25,7 @@ export const createStreamClient = (config: CloudwStreamSinkConfig, ctx: Pick<Com
 
 /**
  * Builds the sink: PutRecords of at most 500 records and 5,000,000 bytes, batched across keys;
- * when some records of a call fail, only those are sent again (reference sinks §6 notes Vector
+ * when some records of a call fail, only those are sent again (Vector
  * 0.28 counts them delivered and later Vector retries them only on request).
  */
 export function buildCloudwStreamSink(config: CloudwStreamSinkConfig, ctx: SinkContext, client?: KinesisClient): OperatorFunction<EventBatch, Delivery> {
@@ -64,7 +64,7 @@ export function buildCloudwStreamSink(config: CloudwStreamSinkConfig, ctx: SinkC
 }
 
 /**
- * reference sinks §6: DescribeStream with `Limit: 1` (the permission spec 01 §7.7 lists), healthy
+ * As Vector checks: DescribeStream with `Limit: 1` (a permission the sink needs anyway), healthy
  * when the stream it describes is `stream_name`; never retried. Credentials are looked up first,
  * so a check without any says which sources were tried.
  */

@@ -1,4 +1,4 @@
-/** Options of the `http` sink (spec 01 §2.1, §2.3 `http`; reference sinks §1). */
+/** Options of the `http` sink (Vector's `http`). */
 import * as v from 'valibot';
 import { encodingSchema } from '../../../lib/codecs/encoding.js';
 import { FRAMING_METHODS, framingSchema } from '../../../lib/codecs/framing.js';
@@ -16,7 +16,7 @@ const headersSchema = v.record(
 
 /**
  * `retry_strategy` (Vector's http sinks): which answers are retried. `default` is weir's status
- * rule (reference sinks §0.4); `none` retries nothing, timeouts and connection errors included;
+ * rule (429 and 5xx except 501); `none` retries nothing, timeouts and connection errors included;
  * `all` retries every answer that is not 2xx; `custom` retries exactly the listed statuses.
  */
 export const retryStrategySchema = v.optional(

@@ -1,5 +1,5 @@
 /**
- * Events to body bytes for the `http` sink (reference sinks §1): each event is encoded once, as
+ * Events to body bytes for the `http` sink (as Vector's `http` sink): each event is encoded once, as
  * UTF-8, when it enters the sink; a batch body joins the encoded records per codec.
  */
 import { type LogSchemaKeys, createSerializer } from '../../../lib/codecs/encoding.js';

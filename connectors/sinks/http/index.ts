@@ -6,7 +6,7 @@ import { buildHttpSink, httpHealthcheck } from './sink.js';
 export { HttpSinkConfig } from './config.js';
 export { buildHttpSink, httpHealthcheck } from './sink.js';
 
-/** Delivers events to an HTTP server (spec 01 §2.3 `http`). */
+/** Delivers events to an HTTP server. */
 export const httpSink = defineSink({
   type: 'http',
   summary: 'Deliver events to an HTTP server.',

@@ -1,4 +1,4 @@
-/** One batch to one request body (reference sinks §1): framing, then compression. */
+/** One batch to one request body: framing, then compression. */
 import type { Event } from '../../../lib/event.js';
 import type { Compressor } from '../../../lib/net/compression.js';
 import type { SinkRequest } from '../../shared/request-sink.js';

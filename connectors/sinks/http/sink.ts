@@ -1,4 +1,4 @@
-/** The `http` sink (spec 01 §2.3; reference sinks §1) as a composition of the request-sink skeleton. */
+/** The `http` sink (Vector's `http`) as a composition of the request-sink skeleton. */
 import type { OperatorFunction } from 'rxjs';
 import type { SinkContext } from '../../../lib/component.js';
 import type { Delivery, EventBatch } from '../../../lib/event.js';
@@ -41,7 +41,7 @@ export function buildHttpSink(config: HttpSinkConfig, ctx: SinkContext, service?
   );
 }
 
-/** reference sinks §1: only with `healthcheck.uri`; `HEAD` must answer exactly 200; never retried. */
+/** As Vector checks: only with `healthcheck.uri`; `HEAD` must answer exactly 200; never retried. */
 export async function httpHealthcheck(config: HttpSinkConfig, ctx: Pick<SinkContext, 'globals'>, service?: HttpService): Promise<void> {
   if (config.healthcheck.enabled === false || !config.healthcheck.uri) return;
   const http = service ?? createSinkHttpService(config, ctx.globals, 'text/plain', createCompressor('none'));

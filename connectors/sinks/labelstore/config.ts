@@ -1,4 +1,4 @@
-/** Options of the `labelstore` sink (spec 01 §2.1, §2.3 `labelstore`; reference sinks §2). */
+/** Options of the `labelstore` sink (Vector's `loki`). */
 import * as v from 'valibot';
 import { avroOptionsSchema } from '../../../lib/codecs/avro.js';
 import { metricTagValuesOption } from '../../../lib/codecs/encoding.js';
@@ -7,14 +7,14 @@ import { parsePath } from '../../../lib/path.js';
 import { TemplateError, compileTemplate } from '../../../lib/template.js';
 import { httpAuthSchema } from '../../shared/http/auth.js';
 
-/** Codecs of the line (spec 01 §2.3): each event is encoded alone into one log line. */
+/** Codecs of the line: each event is encoded alone into one log line. */
 export const LABELSTORE_CODECS = ['avro', 'gelf', 'json', 'logfmt', 'native', 'native_json', 'raw_message', 'text'] as const;
 
 /** What to do with an event older than the newest one sent on its stream. */
 export const OUT_OF_ORDER_ACTIONS = ['drop', 'rewrite_timestamp', 'accept'] as const;
 
 /**
- * The path the store listens on (reference sinks §2, §14). The spec writes the neutral token
+ * The path the store listens on (Loki's push path), not a neutral token such as
  * `/labelstore/api/v1/push`; weir uses the path a real store serves, so the default works.
  */
 export const DEFAULT_PUSH_PATH = '/loki/api/v1/push';
@@ -110,7 +110,7 @@ export const LabelstoreConfig = v.pipe(
       encoding: encodingOptions,
       auth: v.optional(httpAuthSchema),
       batch: batchSchema({ max_events: 100_000, max_bytes: 1_000_000, timeout_secs: 1 }),
-      // spec 01 §2.1 request table, labelstore row; concurrency `none` = fixed 1
+      // this sink's request defaults; concurrency `none` = fixed 1
       request: requestSchema({ ...REQUEST_DEFAULTS, concurrency: 'none', retry_attempts: 9.223372036854776e18, ewma_alpha: 0.4, rtt_deviation_scale: 2.5 }),
       tls: tlsSchema,
     },
@@ -119,10 +119,10 @@ export const LabelstoreConfig = v.pipe(
   v.rawCheck(({ dataset, addIssue }) => {
     if (!dataset.typed) return;
     const c = dataset.value;
-    // reference sinks §2, §14: a stream without labels is refused by the store, so at least one is required
+    // as in Vector: a stream without labels is refused by the store, so at least one is required
     if (Object.keys(c.labels).length === 0)
       addIssue({ message: 'at least one label is required, e.g. labels.app = "{{ app }}"; keys are label names or templates, values are templates', path: [pathItem(c, 'labels')] });
-    // spec 01 §2.3: the password is required with basic auth (the shared schema defaults it to '')
+    // the password is required with basic auth (the shared schema defaults it to '')
     if (c.auth?.strategy === 'basic' && c.auth.password === '')
       addIssue({ message: 'missing required option: strategy "basic" needs a password', path: [pathItem(c, 'auth'), pathItem(c.auth, 'password')] });
     if (!URL.canParse(c.endpoint)) return; // a bad endpoint is reported by its own check

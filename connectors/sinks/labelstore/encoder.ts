@@ -1,5 +1,5 @@
 /**
- * Events to log entries for the `labelstore` sink (reference sinks §2, per-event steps 1-6): the
+ * Events to log entries for the `labelstore` sink (in the order Vector's `loki` sink works): the
  * tenant, the stream (label set), the timestamp in nanoseconds and the line, encoded once when
  * the event enters the sink. The event itself is never changed: `remove_label_fields` and
  * `remove_timestamp` leave fields out of the line the way `except_fields` does.
@@ -46,7 +46,7 @@ export function createLabelstoreEncoder(
   const timestampKey = logSchema.timestamp_key;
   const timestampPath = parsePath(timestampKey);
 
-  // reference sinks §2 steps 3 and 5: fields read by label values, and the timestamp, stay out of the line
+  // fields read by label values, and the timestamp, stay out of the line
   let removed = [...(config.remove_label_fields ? labeler.valueFields : []), ...(config.remove_timestamp ? [timestampKey] : [])];
   // text and raw_message write the message alone: leaving out other fields would only copy objects
   if (config.encoding.codec === 'text' || config.encoding.codec === 'raw_message') removed = removed.filter((f) => f === logSchema.message_key);
@@ -79,7 +79,7 @@ export function createLabelstoreEncoder(
       if (ts instanceof Timestamp) {
         ms = ts.ms;
         ns = ts.ns;
-      } else ms = Math.floor(now()); // reference sinks §2 step 4: without a timestamp, the time it enters the sink
+      } else ms = Math.floor(now()); // without a timestamp, the time it enters the sink
       const line = lineOf(e);
       return { event: e, size: Buffer.byteLength(line, 'utf8'), key: undefined, stream, tenant: tenantOf(e), ms, ns, line };
     },

@@ -1,5 +1,5 @@
 /**
- * The `labelstore` sink's own internal events (STYLE §9): each logs and counts together. Events
+ * The `labelstore` sink's own internal events: each logs and counts together. Events
  * dropped as out of order end in a `rejected` Delivery, which the topology counts as discarded.
  */
 import type { ComponentContext } from '../../../lib/component.js';

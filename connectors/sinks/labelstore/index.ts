@@ -6,7 +6,7 @@ import { buildLabelstoreSink, labelstoreHealthcheck } from './sink.js';
 export { LabelstoreConfig } from './config.js';
 export { buildLabelstoreSink, labelstoreHealthcheck } from './sink.js';
 
-/** Delivers log events to a label-indexed log store's push API (spec 01 §2.3 `labelstore`). */
+/** Delivers log events to a label-indexed log store's push API. */
 export const labelstoreSink = defineSink({
   type: 'labelstore',
   aliases: ['loki'],

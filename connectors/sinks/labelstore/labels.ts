@@ -1,5 +1,5 @@
 /**
- * Stream labels of the `labelstore` sink (reference sinks §2, per-event steps 2-3): label keys and
+ * Stream labels of the `labelstore` sink (as Vector's `loki` sink builds them): label keys and
  * values are templates compiled once; a key ending in `*` expands an object into one label per
  * member. The label set of an event is its stream: the sorted `{name="value", …}` text is the
  * stream's identity in batches, in the protobuf body and in the out-of-order state.

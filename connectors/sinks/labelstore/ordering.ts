@@ -1,9 +1,9 @@
 /**
- * Entry order per stream (spec 01 §2.3 `out_of_order_action`, §7.4; reference sinks §2): a store
+ * Entry order per stream (`out_of_order_action`): a store
  * before 2.4 refuses an entry older than the newest it holds for that stream. Each request's
  * streams are sorted by time; then, per (tenant, stream), entries older than the newest already
  * sent are dropped (`drop`), moved to that newest time (`rewrite_timestamp`) or sent as they are
- * (`accept`). weir keys the state per stream, which is the store's own rule (reference §14.5).
+ * (`accept`). weir keys the state per stream, which is the store's own rule (Vector 0.28 keyed it per tenant).
  */
 import type { Event } from '../../../lib/event.js';
 import type { OUT_OF_ORDER_ACTIONS } from './config.js';

@@ -1,5 +1,5 @@
 /**
- * One batch of one tenant to one push request (reference sinks §2): entries grouped by stream,
+ * One batch of one tenant to one push request: entries grouped by stream,
  * ordered, then the body in the form `compression` chooses: protobuf `PushRequest` in one raw
  * snappy block (`snappy`), or the JSON form, plain (`none`), gzipped (`gzip`) or deflated (`zlib`).
  */

@@ -1,4 +1,4 @@
-/** The `labelstore` sink (spec 01 §2.3; reference sinks §2) as a composition of the request-sink skeleton. */
+/** The `labelstore` sink (Vector's `loki`) as a composition of the request-sink skeleton. */
 import type { OperatorFunction } from 'rxjs';
 import type { ComponentContext, SinkContext } from '../../../lib/component.js';
 import type { Delivery, EventBatch } from '../../../lib/event.js';
@@ -23,7 +23,7 @@ export const bodyFormat = (compression: LabelstoreConfig['compression']): BodyFo
 
 /**
  * The request options the sink runs with: `drop` and `rewrite_timestamp` keep per-stream state that
- * needs requests built and sent one at a time, so they run with concurrency 1 (reference sinks §2).
+ * needs requests built and sent one at a time, so they run with concurrency 1 (as in Vector).
  */
 export function effectiveRequest(config: LabelstoreConfig, ctx: Pick<ComponentContext, 'log'>): LabelstoreConfig['request'] {
   const r = config.request;
@@ -46,7 +46,7 @@ export function buildLabelstoreSink(config: LabelstoreConfig, ctx: SinkContext, 
   return requestSink<Entry, LabelstoreRequest, HttpResponse>(
     {
       encode: encoder.encode,
-      // batches are per tenant (reference sinks §2); an event whose tenant does not render is rejected
+      // batches are per tenant (as in Vector); an event whose tenant does not render is rejected
       partition:
         config.tenant_id === undefined
           ? undefined
@@ -65,7 +65,7 @@ export function buildLabelstoreSink(config: LabelstoreConfig, ctx: SinkContext, 
   );
 }
 
-/** reference sinks §2: `GET <endpoint>/ready`, and `GET <endpoint>/` when that is 404; healthy only on 200; never retried. */
+/** As Vector checks: `GET <endpoint>/ready`, and `GET <endpoint>/` when that is 404; healthy only on 200; never retried. */
 export async function labelstoreHealthcheck(config: LabelstoreConfig, ctx: Pick<ComponentContext, 'globals'>, service?: HttpService): Promise<void> {
   if (config.healthcheck.enabled === false) return;
   const http = service ?? createLabelstoreService(config, ctx.globals);

@@ -1,4 +1,4 @@
-/** Options of the `logsvc_metrics` sink (spec 01 §2.1, §2.3 `logsvc_metrics`, §8; reference sinks §5). */
+/** Options of the `logsvc_metrics` sink (Vector's `humio_metrics`). */
 import * as v from 'valibot';
 import { metricTagValuesOption } from '../../../lib/codecs/encoding.js';
 import { REQUEST_DEFAULTS, batchSchema, compressionSchema, pathItem, requestSchema, sinkObject, timezoneSchema, tlsSchema } from '../../../lib/config/shared.js';
@@ -6,12 +6,12 @@ import { parsePath } from '../../../lib/path.js';
 import { hecTemplate, hecToken, httpUrl } from '../../shared/hec/options.js';
 
 /**
- * spec 01 §2.3 writes the default as {logsvc_url}; weir uses the address of the public service
+ * The default endpoint: weir uses the address of the public service
  * Vector defaults to, so a config that names only `token` reaches it.
  */
 export const DEFAULT_ENDPOINT = 'https://cloud.humio.com';
 
-/** spec 01 §2.1: concurrency adaptive, ewma 0.4, deviation scale 2.5, unlimited retries. */
+/** This sink's request defaults: concurrency adaptive, ewma 0.4, deviation scale 2.5, unlimited retries. */
 const LOGSVC_REQUEST_DEFAULTS = { ...REQUEST_DEFAULTS, concurrency: 'adaptive' as const, retry_attempts: 9.223372036854776e18, ewma_alpha: 0.4, rtt_deviation_scale: 2.5 };
 
 /** True for a URL with nothing after the host but an optional `/`. */

@@ -1,5 +1,5 @@
 /**
- * Metric events to HEC log envelopes for the service's HEC endpoint (reference sinks §5): the metric
+ * Metric events to HEC log envelopes for the service's HEC endpoint (as Vector's `humio_metrics`): the metric
  * becomes a log ({@link metricToLog}); `event` is that log without its timestamp, `time` the
  * timestamp, `host` the log field named `host_key`, `fields` the listed `indexed_fields`, and
  * `sourcetype`, `source`, `index` the rendered `event_type`, `source` and `index`.

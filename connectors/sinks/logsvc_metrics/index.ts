@@ -6,7 +6,7 @@ import { buildLogsvcMetricsSink, logsvcMetricsHealthcheck } from './sink.js';
 export { LogsvcMetricsConfig } from './config.js';
 export { buildLogsvcMetricsSink, logsvcMetricsHealthcheck } from './sink.js';
 
-/** Delivers metric events, as log events, to a hosted log service over its HEC endpoint (spec 01 §2.3 `logsvc_metrics`). */
+/** Delivers metric events, as log events, to a hosted log service over its HEC endpoint. */
 export const logsvcMetricsSink = defineSink({
   type: 'logsvc_metrics',
   aliases: ['humio_metrics'],

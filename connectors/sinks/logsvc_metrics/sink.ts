@@ -1,4 +1,4 @@
-/** The `logsvc_metrics` sink (spec 01 §2.3; reference sinks §5) as a composition of the request-sink skeleton. */
+/** The `logsvc_metrics` sink (Vector's `humio_metrics`) as a composition of the request-sink skeleton. */
 import { randomUUID } from 'node:crypto';
 import type { OperatorFunction } from 'rxjs';
 import type { ComponentContext, SinkContext } from '../../../lib/component.js';
@@ -17,7 +17,7 @@ import { createLogsvcEncoder } from './encoder.js';
 
 /**
  * The HEC service: `Authorization: Splunk <token>` (the service takes its ingest token so) and a
- * channel header, which the service ignores; it never acknowledges (reference sinks §5).
+ * channel header, which the service ignores; it never acknowledges.
  */
 const logsvcService = (config: LogsvcMetricsConfig, ctx: Pick<ComponentContext, 'globals'>): HttpService =>
   createHecService({ token: config.token, channel: randomUUID(), tls: config.tls, proxy: config.proxy, headers: config.request.headers }, ctx.globals);
@@ -44,7 +44,7 @@ export function buildLogsvcMetricsSink(config: LogsvcMetricsConfig, ctx: SinkCon
   );
 }
 
-/** reference sinks §5: the HEC health check, `GET /services/collector/health/1.0` with the token; only 200 is healthy; never retried. */
+/** As Vector checks: the HEC health check, `GET /services/collector/health/1.0` with the token; only 200 is healthy; never retried. */
 export async function logsvcMetricsHealthcheck(config: LogsvcMetricsConfig, ctx: Pick<ComponentContext, 'globals'>): Promise<void> {
   if (config.healthcheck.enabled === false) return;
   const http = logsvcService(config, ctx);

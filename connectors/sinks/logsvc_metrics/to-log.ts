@@ -1,5 +1,5 @@
 /**
- * A metric as the log event the service ingests (reference sinks §5, Vector's metric-to-log step):
+ * A metric as the log event the service ingests (Vector's metric-to-log step):
  * `name`, `namespace`, `tags`, `interval_ms`, `kind` and one value member (`counter`, `gauge`,
  * `set`, `distribution`, `aggregated_histogram`, `aggregated_summary`) as Vector serialises them,
  * the timestamp (else now) in the timestamp field, and the tag named `host_tag` moved to the host

@@ -1,5 +1,5 @@
 /**
- * Indexer acknowledgements (spec 01 §3; reference sinks §4). A 2xx answer to an event request
+ * Indexer acknowledgements (Splunk HEC, as Vector polls them). A 2xx answer to an event request
  * carries an `ackId`; the request's events are delivered only once the collector reports that id
  * indexed. One poller per sink asks for every pending id each `query_interval` seconds, at most
  * `retry_limit` times per id; {@link AckSlots} bounds the requests that may await an id at once.
@@ -116,7 +116,7 @@ export class AckPoller {
     this.timer = this.scheduler.schedule(() => {
       this.timer = undefined;
       if (this.pending.size === 0) return;
-      // spec 01 §3: one query every query_interval while ids are pending
+      // one query every query_interval while ids are pending
       this.arm();
       if (!this.querying) void this.tick();
     }, this.opts.queryIntervalMs);
@@ -124,7 +124,7 @@ export class AckPoller {
 
   private async tick(): Promise<void> {
     const ids = [...this.pending.keys()];
-    // reference sinks §4: every query counts against each id it asks for
+    // as in Vector, every query counts against each id it asks for
     for (const p of this.pending.values()) p.remaining--;
     this.querying = true;
     const abort = new AbortController();
@@ -144,7 +144,7 @@ export class AckPoller {
     } else {
       this.events.queryFailed(answer, this.pending.size);
       if (answer.kind === 'unusable') {
-        // reference sinks §4: the collector cannot acknowledge; the 2xx answers are all there is
+        // the collector cannot acknowledge; the 2xx answers are all there is
         for (const id of [...this.pending.keys()]) this.settle(id, 'delivered');
         return;
       }

@@ -1,11 +1,11 @@
-/** Options of the `siem_hec_metrics` sink (spec 01 §2.1, §2.3 `siem_hec_metrics`, §3, §8; reference sinks §4). */
+/** Options of the `siem_hec_metrics` sink (Vector's `splunk_hec_metrics`). */
 import * as v from 'valibot';
 import { batchSchema, compressionSchema, pathItem, posint, requestSchema, sinkObject, tlsSchema } from '../../../lib/config/shared.js';
 import { hecTemplate, hecToken, httpUrl } from '../../shared/hec/options.js';
 
 /**
  * `acknowledgements`: the sink-level switch every sink has, plus the collector's indexer
- * acknowledgements (spec 01 §2.3, §3, §8: on, 1,000,000 pending, every 10 s, 30 queries).
+ * acknowledgements (Vector's defaults: on, 1,000,000 pending, every 10 s, 30 queries).
  */
 export const hecAcknowledgementsSchema = v.optional(
   v.strictObject({
@@ -29,7 +29,7 @@ const base = sinkObject(
     source: v.optional(hecTemplate('Source of the events (template).')),
     sourcetype: v.optional(hecTemplate('Source type of the events (template).')),
     compression: compressionSchema(['none', 'gzip', 'zlib'] as const, 'none'),
-    // reference sinks §0.2: 1,000,000 bytes, no event limit
+    // Vector's defaults: 1,000,000 bytes, no event limit
     batch: batchSchema({ max_bytes: 1_000_000, timeout_secs: 1 }),
     request: requestSchema(),
     tls: tlsSchema,

@@ -1,5 +1,5 @@
 /**
- * Metric events to HEC metric envelopes (reference sinks §4): `"event":"metric"`, the tags (single
+ * Metric events to HEC metric envelopes (as Vector's `splunk_hec_metrics`): `"event":"metric"`, the tags (single
  * values) plus `metric_name` and `_value` in `fields`, the time in seconds, the host from the tag
  * named `host_key`, and the rendered `index`, `source`, `sourcetype`. Counters and gauges only.
  */

@@ -1,5 +1,5 @@
 /**
- * Internal events of the `siem_hec_metrics` sink (spec 01 §6): each logs and counts together.
+ * Internal events of the `siem_hec_metrics` sink: each logs and counts together.
  * `http_request_errors_total` counts HTTP exchanges with the collector that failed (a transport
  * error or a status other than 2xx, event requests and acknowledgement queries alike);
  * `requests_received_total` counts the answers the collector gave.

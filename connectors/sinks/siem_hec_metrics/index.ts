@@ -6,7 +6,7 @@ import { buildSiemHecMetricsSink, siemHecMetricsHealthcheck } from './sink.js';
 export { SiemHecMetricsConfig } from './config.js';
 export { buildSiemHecMetricsSink, siemHecMetricsHealthcheck } from './sink.js';
 
-/** Delivers metric events to an HTTP event collector, with indexer acknowledgements (spec 01 §2.3 `siem_hec_metrics`). */
+/** Delivers metric events to an HTTP event collector, with indexer acknowledgements. */
 export const siemHecMetricsSink = defineSink({
   type: 'siem_hec_metrics',
   aliases: ['splunk_hec_metrics'],

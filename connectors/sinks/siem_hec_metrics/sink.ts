@@ -1,4 +1,4 @@
-/** The `siem_hec_metrics` sink (spec 01 §2.3, §3; reference sinks §4) as a composition of the request-sink skeleton. */
+/** The `siem_hec_metrics` sink (Vector's `splunk_hec_metrics`) as a composition of the request-sink skeleton. */
 import { randomUUID } from 'node:crypto';
 import { type OperatorFunction, pipe, tap } from 'rxjs';
 import type { ComponentContext, SinkContext } from '../../../lib/component.js';
@@ -23,7 +23,7 @@ const siemService = (config: SiemHecMetricsConfig, ctx: Pick<ComponentContext, '
 
 /** Builds the sink; options that cannot work (TLS files) fail here. */
 export function buildSiemHecMetricsSink(config: SiemHecMetricsConfig, ctx: SinkContext): OperatorFunction<EventBatch, Delivery> {
-  // spec 01 §4: one channel per sink instance, on every request, acknowledgements or not
+  // one channel per sink instance, on every request, acknowledgements or not
   const channel = randomUUID();
   const http = siemService(config, ctx, channel);
   const events = new SiemEvents(ctx);
@@ -86,7 +86,7 @@ export function buildSiemHecMetricsSink(config: SiemHecMetricsConfig, ctx: SinkC
   return slots ? pipe(sink, tap((d) => slots.release(d.events))) : sink;
 }
 
-/** reference sinks §4: `GET /services/collector/health/1.0` with the token; only 200 is healthy; never retried. */
+/** As Vector checks: `GET /services/collector/health/1.0` with the token; only 200 is healthy; never retried. */
 export async function siemHecMetricsHealthcheck(config: SiemHecMetricsConfig, ctx: Pick<ComponentContext, 'globals'>, service?: HttpService): Promise<void> {
   if (config.healthcheck.enabled === false) return;
   const http = service ?? siemService(config, ctx);

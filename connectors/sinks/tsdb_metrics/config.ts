@@ -1,4 +1,4 @@
-/** Options of the `tsdb_metrics` sink (spec 01 §2.1, §2.3 `tsdb_metrics`; reference sinks §3). */
+/** Options of the `tsdb_metrics` sink (Vector's `influxdb_metrics`). */
 import * as v from 'valibot';
 import { batchSchema, encodingCommon, pathItem, requestSchema, sinkObject, tlsSchema } from '../../../lib/config/shared.js';
 
@@ -60,7 +60,7 @@ export const TsdbMetricsConfig = v.pipe(
         DEFAULT_QUANTILES,
       ),
       encoding,
-      // reference sinks §0.2: batched by event count only
+      // batched by event count only, as in Vector
       batch: batchSchema({ max_events: 20, timeout_secs: 1 }),
       request: requestSchema(),
       tls: tlsSchema,

@@ -1,5 +1,5 @@
 /**
- * Metric events to line protocol (reference sinks §3, §0.12): each event is normalised (counters
+ * Metric events to line protocol (as Vector's `influxdb_metrics`): each event is normalised (counters
  * to deltas, gauges to totals) and rendered once when it enters the sink. One line:
  * `<namespace.name>,<tags incl. metric_type> <fields> <timestamp>`.
  */
@@ -163,7 +163,7 @@ export function createTsdbEncoder(config: TsdbMetricsConfig, now: () => number):
   };
 
   const normalize = (m: MetricEvent): Normalized | undefined => {
-    // reference sinks §3: counters are sent as deltas, gauges as totals, the rest as they come
+    // as in Vector, counters are sent as deltas, gauges as totals, the rest as they come
     if (m.value.type === 'counter') return m.kind === 'incremental' ? m : normalizer.toIncremental(seriesKey(m), m.kind, m.value);
     if (m.value.type === 'gauge') return normalizer.toAbsolute(seriesKey(m), m.kind, m.value);
     return m;

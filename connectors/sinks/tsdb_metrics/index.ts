@@ -6,7 +6,7 @@ import { buildTsdbMetricsSink, tsdbMetricsHealthcheck } from './sink.js';
 export { TsdbMetricsConfig } from './config.js';
 export { buildTsdbMetricsSink, tsdbMetricsHealthcheck } from './sink.js';
 
-/** Delivers metric events to a time-series database in line protocol (spec 01 §2.3 `tsdb_metrics`). */
+/** Delivers metric events to a time-series database in line protocol. */
 export const tsdbMetricsSink = defineSink({
   type: 'tsdb_metrics',
   aliases: ['influxdb_metrics'],

@@ -1,5 +1,5 @@
 /**
- * Line-protocol text pieces (reference sinks §3): escaping by the server's rules, numbers in the
+ * Line-protocol text pieces (the InfluxDB line protocol reference): escaping by the server's rules, numbers in the
  * forms the server parses, timestamps in the write precision.
  */
 import type { Timestamp } from '../../../lib/value.js';

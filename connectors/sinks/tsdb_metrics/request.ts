@@ -1,5 +1,5 @@
 /**
- * One batch to one write request (reference sinks §0.12, §3): metrics of one series collapse into
+ * One batch to one write request: metrics of one series collapse into
  * one line (incremental values add up, the latest absolute value wins, the later time is kept), so
  * two deltas of a counter with the same timestamp do not overwrite each other on the server.
  */

@@ -1,4 +1,4 @@
-/** Where the `tsdb_metrics` sink writes and checks health, per generation (reference sinks §3). */
+/** Where the `tsdb_metrics` sink writes and checks health, per generation. */
 import type { GlobalOptions } from '../../../lib/config/global.js';
 import { type HttpService, createHttpService } from '../../shared/http/service.js';
 import { type TsdbMetricsConfig, generationOf } from './config.js';

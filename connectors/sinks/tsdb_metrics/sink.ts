@@ -1,4 +1,4 @@
-/** The `tsdb_metrics` sink (spec 01 §2.3; reference sinks §3) as a composition of the request-sink skeleton. */
+/** The `tsdb_metrics` sink (Vector's `influxdb_metrics`) as a composition of the request-sink skeleton. */
 import type { OperatorFunction } from 'rxjs';
 import type { ComponentContext, SinkContext } from '../../../lib/component.js';
 import type { Delivery, EventBatch } from '../../../lib/event.js';
@@ -35,7 +35,7 @@ export function buildTsdbMetricsSink(config: TsdbMetricsConfig, ctx: SinkContext
   );
 }
 
-/** reference sinks §3: one GET of `/ping` (generation 1) or `/health` (generation 2), without credentials; 200 or 204 is healthy; never retried. */
+/** One GET of `/ping` (generation 1) or `/health` (generation 2), without credentials; 200 or 204 is healthy; never retried. */
 export async function tsdbMetricsHealthcheck(config: TsdbMetricsConfig, ctx: Pick<ComponentContext, 'globals'>, service?: HttpService): Promise<void> {
   if (config.healthcheck.enabled === false) return;
   const http = service ?? createTsdbService(config, ctx.globals, 'health');

@@ -1,4 +1,4 @@
-/** Options of the `cloudw_queue` source (spec 02 §2.1; reference sources §5). */
+/** Options of the `cloudw_queue` source (Vector's `aws_sqs` source options). */
 import { availableParallelism } from 'node:os';
 import * as v from 'valibot';
 import { FRAMING_METHODS, decodingSchema, framingSchema } from '../../../lib/codecs/index.js';
@@ -17,7 +17,7 @@ export const CloudwQueueSourceConfig = v.pipe(
       300,
     ),
     delete_message: v.optional(v.pipe(v.boolean(), v.description('Delete messages once their events are delivered (or, without acknowledgements, taken in).')), true),
-    // spec 02 §2.1 note: the effective default is one client per CPU core
+    // as in Vector, the effective default is one client per CPU core
     client_concurrency: v.optional(v.pipe(posint(), v.description('Receive loops running at once; default one per CPU core.')), () => availableParallelism()),
     decoding: decodingSchema(['bytes', 'json', 'syslog'] as const),
     framing: v.optional(framingSchema(FRAMING_METHODS, 'bytes'), {}),

@@ -1,5 +1,5 @@
 /**
- * One message body to events (reference sources §5.2): the body goes through the framing (default
+ * One message body to events (as Vector's aws_sqs source): the body goes through the framing (default
  * `bytes`: the whole body is one frame) and the codec; every event gets `timestamp` = the message's
  * SentTimestamp where the decoded data has none. Frames over `max_length` and frames the codec
  * cannot decode are counted in `component_errors_total` and skipped.

@@ -1,5 +1,5 @@
 /**
- * Deletes received messages in DeleteMessageBatch calls of at most 10 (reference sources §5.3).
+ * Deletes received messages in DeleteMessageBatch calls of at most 10 (the SQS maximum).
  * Handles added in one turn of the event loop go out together; a failed call, or failed entries
  * of an answered one, count in `queue_message_delete_failed_total` and those messages come back
  * after their visibility timeout.

@@ -1,5 +1,5 @@
 /**
- * Internal events of the `cloudw_queue` source (STYLE §9; spec 02 §6, §7.4): each logs and counts
+ * Internal events of the `cloudw_queue` source: each logs and counts
  * together. The logger rate-limits repeats, so a queue that stays unreachable logs once per window.
  */
 import type { ComponentContext } from '../../../lib/component.js';

@@ -1,5 +1,5 @@
 /**
- * The `cloudw_queue` source (spec 02 §2.1; reference sources §5): `client_concurrency` loops each
+ * The `cloudw_queue` source: `client_concurrency` loops each
  * long-poll ReceiveMessage (10 messages, `poll_secs`, `visibility_timeout_secs`) and emit the
  * decoded events of one answer as one batch. A loop asks again only while the output gate is
  * open, so a full buffer downstream stops the polling.
@@ -25,7 +25,7 @@ import { lazyModule } from '../../../lib/lazy-module.js';
 
 const sqsSdk = lazyModule<typeof import('@aws-sdk/client-sqs')>('@aws-sdk/client-sqs');
 
-/** reference sources §5.1: messages asked for per receive call (the service's maximum). */
+/** Messages asked for per receive call (the service's maximum). */
 const MAX_MESSAGES = 10;
 /** Waits after consecutive receive failures: 0.5 s doubling up to 30 s, so an unreachable queue is not hammered. */
 const retryDelayMs = (failures: number): number => Math.min(30_000, 500 * 2 ** Math.min(failures, 6));
@@ -65,7 +65,7 @@ export function buildCloudwQueueSource(config: CloudwQueueSourceConfig, ctx: Sou
       const deleteNow: string[] = [];
       const now = ctx.scheduler.now();
       for (const m of messages) {
-        // reference sources §5.2: a message without a body yields nothing and is left alone
+        // a message without a body yields nothing and is left alone
         if (m.Body === undefined || m.ReceiptHandle === undefined) continue;
         const body = Buffer.from(m.Body, 'utf8');
         receivedBytes.add(body.length);
@@ -116,7 +116,7 @@ export function buildCloudwQueueSource(config: CloudwQueueSourceConfig, ctx: Sou
         if (messages.length === 0) continue;
         const { batch, deleteNow } = take(messages);
         if (batch.length > 0) subscriber.next(batch);
-        // acks off: the events are in the buffers downstream now (reference sources §5.3)
+        // acks off: the events are in the buffers downstream now
         for (const h of deleteNow) deleter.add(h);
       }
     };

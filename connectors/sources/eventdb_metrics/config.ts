@@ -1,4 +1,4 @@
-/** Options of the `eventdb_metrics` source (spec 02 §2.5; defaults from the reference §6). */
+/** Options of the `eventdb_metrics` source (defaults from Vector's `eventstoredb_metrics`). */
 import * as v from 'valibot';
 import { acknowledgementsSchema, proxySchema } from '../../../lib/config/shared.js';
 

@@ -1,4 +1,4 @@
-/** Internal events of the `eventdb_metrics` source: each logs and counts together (spec 02 §6). */
+/** Internal events of the `eventdb_metrics` source: each logs and counts together. */
 import type { ComponentContext } from '../../../lib/component.js';
 
 /** Counters bound once per source. */

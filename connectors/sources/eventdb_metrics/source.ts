@@ -44,7 +44,7 @@ export function buildEventdbMetricsSource(config: EventdbMetricsConfig, ctx: Sou
           .then(
             (res) => {
               telemetry.receivedBytes.add(Buffer.byteLength(res.body));
-              // the status is not checked: the body decides (reference §6)
+              // the status is not checked: the body decides, as in Vector
               const scrapedAt = ctx.scheduler.now();
               const metrics = statsToMetrics(res.body, config.default_namespace, new Timestamp(Math.floor(scrapedAt)), ctx.id);
               if (typeof metrics === 'string') {

@@ -1,6 +1,6 @@
 /**
  * The statistics document of an EventStoreDB-compatible `/stats` endpoint and the nine metrics
- * taken from it (reference §6). Keys are camelCase; unknown keys are ignored; every listed key is
+ * taken from it (as Vector reads them). Keys are camelCase; unknown keys are ignored; every listed key is
  * required, `sys.drive` alone is optional.
  */
 import * as v from 'valibot';

@@ -1,4 +1,4 @@
-/** `internal_metrics`: the process's own metrics (spec 01 §6) as metric events, at start and every scrape interval. */
+/** `internal_metrics`: the process's own metrics as metric events, at start and every scrape interval. */
 import * as v from 'valibot';
 import { Observable } from 'rxjs';
 import { defineSource } from '../../../lib/component.js';

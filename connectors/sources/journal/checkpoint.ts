@@ -1,4 +1,4 @@
-/** The journal cursor saved after each batch (reference §4.2): `<data_dir>/<id>/checkpoint.txt`. */
+/** The journal cursor saved after each batch: `<data_dir>/<id>/checkpoint.txt`. */
 import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 

@@ -1,4 +1,4 @@
-/** The journalctl command line (reference §4.1). */
+/** The journalctl command line (as Vector builds it). */
 import { execFile } from 'node:child_process';
 import type { JournalSourceConfig } from './config.js';
 

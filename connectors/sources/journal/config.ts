@@ -1,4 +1,4 @@
-/** Options of the `journal` source (spec 02 §2.2; reference §4). */
+/** Options of the `journal` source (Vector's `journald` options). */
 import * as v from 'valibot';
 import { acknowledgementsSchema, pathItem, posint } from '../../../lib/config/shared.js';
 
@@ -40,7 +40,7 @@ export type JournalSourceConfig = v.InferOutput<typeof JournalSourceConfig>;
 /** A unit name as matched: `.service` appended when it has no dot. */
 export const unitName = (u: string): string => (u.includes('.') ? u : `${u}.service`);
 
-/** Field -> accepted values, with the units merged in as `_SYSTEMD_UNIT` values (reference §4.3). */
+/** Field -> accepted values, with the units merged in as `_SYSTEMD_UNIT` values. */
 export function unitMatches(matches: Readonly<Record<string, readonly string[]>>, units: readonly string[]): Map<string, Set<string>> {
   const out = new Map<string, Set<string>>();
   for (const field in matches) out.set(field, new Set(matches[field]));

@@ -1,5 +1,5 @@
 /**
- * One line of `journalctl --output=json` to one log event (reference §4.4). Values are strings,
+ * One line of `journalctl --output=json` to one log event (Vector's legacy layout). Values are strings,
  * arrays of byte values (binary or invalid UTF-8, decoded lossily) or arrays of either (a field
  * that occurs more than once, kept as compact JSON text); anything else makes the record invalid.
  */
@@ -89,7 +89,7 @@ export function recordToEvent(r: JournalRecord, keys: EventKeys, remapPriority: 
   return new LogEvent(out, new EventMetadata(sourceId, 'journal'));
 }
 
-/** The in-process filter (reference §4.3): include = any pair matches; exclude = any pair matches. */
+/** The in-process filter (as in Vector): include = any pair matches; exclude = any pair matches. */
 export function recordFilter(include: Map<string, Set<string>>, exclude: Map<string, Set<string>>): (fields: Record<string, string>) => boolean {
   const anyMatch = (m: Map<string, Set<string>>, fields: Record<string, string>) => {
     for (const [field, values] of m) {

@@ -1,4 +1,4 @@
-/** Options of the `logfwd` source (spec 02 §2.4): a fluent forward protocol listener. */
+/** Options of the `logfwd` source: a fluent forward protocol listener. */
 import * as v from 'valibot';
 import { acknowledgementsSchema, pathItem, posint } from '../../../lib/config/shared.js';
 import { parseListenAddress } from '../../shared/listen-address.js';

@@ -1,5 +1,5 @@
 /**
- * Forward protocol frames (reference §2.1, §2.2) from one connection's byte stream. Frames are
+ * Forward protocol frames (Fluentd Forward Protocol v1) from one connection's byte stream. Frames are
  * msgpack values sent back to back; a value may span reads, so the unread rest is kept until it
  * completes, up to `maxFrameBytes` (beyond that the frame is an error and the connection ends).
  * Recognised shapes: Message `[tag, time, record(, option)]`, Forward `[tag, [[time, record]…](, option)]`,
@@ -166,7 +166,7 @@ function deliver(buf: Buffer, values: unknown[], ends: number[], onRecord: Recor
     const records = opts.records;
     times.length = 0;
     records.length = 0;
-    // records wait until their whole frame decoded: a bad entry fails the whole frame (reference §2.2)
+    // records wait until their whole frame decoded: a bad entry fails the whole frame, as in Vector
     const reason = frame(values[i], stage, chunks, opts);
     if (reason !== undefined) throw new ForwardDecodeError(reason, buf.subarray(start, end));
     for (let j = 0; j < times.length; j++) onRecord(opts.tag, times[j]!, records[j]!);
@@ -239,7 +239,7 @@ function entry(tag: string, e: unknown, onRecord: RecordSink): string | undefine
   return record(tag, e[0], e[1], onRecord);
 }
 
-/** Entries of a packed blob, one by one; a truncated last entry is ignored (reference §2.2). */
+/** Entries of a packed blob, one by one; a truncated last entry is ignored (as in Vector). */
 function packedEntries(tag: string, blob: Buffer, onRecord: RecordSink, opts: Settings): string | undefined {
   const entries: unknown[] = [];
   try {

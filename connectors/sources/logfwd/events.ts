@@ -1,4 +1,4 @@
-/** Internal events of the `logfwd` source: each logs and counts together (spec 02 §6, §7). */
+/** Internal events of the `logfwd` source: each logs and counts together. */
 import type { SourceContext } from '../../../lib/component.js';
 import type { Counter } from '../../../lib/telemetry/registry.js';
 import type { ForwardDecodeError } from './decode.js';

@@ -1,5 +1,5 @@
 /**
- * msgpack reading for the forward protocol (reference §2.2): msgpackr decodes, with every
+ * msgpack reading for the forward protocol: msgpackr decodes, with every
  * extension type mapped to one {@link MsgpackExt} (msgpackr's own extensions, such as its
  * Set or RegExp types, would otherwise turn peer data into JS objects), maps kept as Map so that
  * non-string keys can be dropped, and 64-bit integers read as bigint so none loses precision

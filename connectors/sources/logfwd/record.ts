@@ -1,4 +1,4 @@
-/** The event of one forward record (reference §2.3), fields inserted in the order that decides which wins. */
+/** The event of one forward record (Vector's legacy layout), fields inserted in the order that decides which wins. */
 import { EventMetadata, LogEvent } from '../../../lib/event.js';
 import type { ObjectValue, Timestamp } from '../../../lib/value.js';
 import { toValue } from './msgpack.js';

@@ -1,7 +1,7 @@
 /**
  * The `logfwd` source: a fluent forward protocol listener (connectors/shared tcp-listener.ts)
  * decoding each read into one batch. Frames may span reads; the bytes held for one incomplete
- * frame are capped by the global `max_decompressed_bytes` (100 MiB by default, reference §2.2),
+ * frame are capped by the global `max_decompressed_bytes` (100 MiB by default, as in Vector),
  * and so is a gzip blob once inflated. A frame that cannot be decoded is counted and its
  * connection closed; other connections go on. `chunk` options are answered with `{ack: chunk}`
  * once the read's events are in the buffer, or, with end-to-end acknowledgements, once they are
@@ -23,7 +23,7 @@ import { type LogfwdEvents, logfwdEvents } from './events.js';
 import { createUnpackr, failedAck, packAck } from './msgpack.js';
 import { type RecordShape, recordEvent } from './record.js';
 
-/** Seconds connections get to finish after shutdown before they are destroyed (reference §2.4). */
+/** Seconds connections get to finish after shutdown before they are destroyed (Vector's 30 s). */
 const SHUTDOWN_TIMEOUT_SECS = 30;
 
 /** Builds the source; unsubscribing closes everything at once, `shutdown$` drains gracefully. */

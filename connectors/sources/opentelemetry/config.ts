@@ -1,4 +1,4 @@
-/** Options of the `opentelemetry` source (spec 02 §2.3): OTLP logs over gRPC and HTTP. */
+/** Options of the `opentelemetry` source: OTLP logs over gRPC and HTTP. */
 import * as v from 'valibot';
 import { acknowledgementsSchema, pathItem } from '../../../lib/config/shared.js';
 import { parseSocketAddress } from '../../../lib/net/socket-address.js';

@@ -1,4 +1,4 @@
-/** Internal events of the `opentelemetry` source: each logs and counts together (spec 02 §6). */
+/** Internal events of the `opentelemetry` source: each logs and counts together. */
 import type { SourceContext } from '../../../lib/component.js';
 import type { Counter, Histogram } from '../../../lib/telemetry/registry.js';
 

@@ -4,7 +4,7 @@
  * answered INVALID_ARGUMENT. Only the logs service is registered: grpc-js answers calls to the
  * trace and metrics services UNIMPLEMENTED. While the output is full the call is refused
  * UNAVAILABLE, which OTLP clients retry; failed delivery is INTERNAL (errored) or DATA_LOSS
- * (rejected), as reference §3.2 gives.
+ * (rejected), as Vector answers.
  */
 import type * as grpc from '@grpc/grpc-js';
 import type { TlsOptions } from 'node:tls';

@@ -1,5 +1,5 @@
 /**
- * OTLP log records to events (spec 02 §2.3, reference §3.4), one event per `LogRecord`, from
+ * OTLP log records to events (Vector's legacy layout), one event per `LogRecord`, from
  * either a protobuf-decoded request (protobufjs messages: camelCase fields, int64 as Long, bytes
  * as Uint8Array) or an OTLP/JSON body (the same camelCase names; int64 as string or number,
  * `traceId`/`spanId` as hex, `bytesValue` as base64). Unknown JSON fields are ignored.
@@ -98,7 +98,7 @@ function valueKind(v: Obj, json: boolean): string | undefined {
   return undefined;
 }
 
-/** AnyValue to an event value; an AnyValue with no value set is null (reference §3.4). */
+/** AnyValue to an event value; an AnyValue with no value set is null (as in Vector). */
 export function anyValue(v: unknown, json: boolean): Value {
   if (!isObj(v)) return null;
   switch (valueKind(v, json)) {
@@ -149,7 +149,7 @@ const hasKeys = (o: ObjectValue) => {
 
 /**
  * Converts every record of an `ExportLogsServiceRequest`. `nowMs` is the one "now" of the request
- * (reference §3.4: shared by a resource's records). Records with a trace id other than 16 bytes or a
+ * (shared by a resource's records, as in Vector). Records with a trace id other than 16 bytes or a
  * span id other than 8 (OTLP) are refused and counted in `rejected`.
  */
 export function convertRequest(shape: RecordShape, request: unknown, json: boolean, nowMs: number): Converted {
@@ -202,7 +202,7 @@ function recordEvent(shape: RecordShape, rec: Obj, resource: ObjectValue | undef
   if (traceId !== '' && (traceId.length !== 32 || (json && !HEX.test(traceId)))) return `invalid trace id "${traceId}": must be 16 bytes`;
   if (spanId !== '' && (spanId.length !== 16 || (json && !HEX.test(spanId)))) return `invalid span id "${spanId}": must be 8 bytes`;
   const fields: ObjectValue = {};
-  // a body with no value set writes nothing (reference §3.4: only when the oneof is set)
+  // a body with no value set writes nothing (only a set oneof gives `message`)
   if (isObj(rec.body) && valueKind(rec.body, json) !== undefined) fields[shape.messageKey] = anyValue(rec.body, json);
   // resource and scope are shared by many records; each event gets its own copy (events are mutable downstream)
   if (scope !== undefined) fields.scope = cloneValue(scope);

@@ -1,6 +1,6 @@
 /**
  * The `opentelemetry` source: OTLP logs over gRPC and HTTP at once, each listener with its own
- * TLS, every record one event on the named output `logs` (spec 02 §2.3). `shutdown$` stops both
+ * TLS, every record one event on the named output `logs`. `shutdown$` stops both
  * listeners from taking new connections and completes once requests in flight are answered
  * (at most {@link SHUTDOWN_TIMEOUT_SECS}); unsubscribing closes everything at once.
  */

@@ -1,9 +1,9 @@
 /**
  * The `socket` source: a TCP (optionally TLS) or unix stream listener (connectors/shared
- * tcp-listener.ts), or a UDP socket. Each chunk read is decoded at once into one batch (STYLE §9).
+ * tcp-listener.ts), or a UDP socket. Each chunk read is decoded at once into one batch.
  * While the output gate is closed every connection that delivers data is paused, so the kernel
  * buffers fill and TCP pushes back on the sender; all resume together when the gate opens
- * (STYLE §3). UDP cannot push back: datagrams keep being read.
+ * again. UDP cannot push back: datagrams keep being read.
  */
 import { createSocket } from 'node:dgram';
 import type { TlsOptions } from 'node:tls';

@@ -1,4 +1,4 @@
-/** `reduce` transform (spec 02 §2.7, §3): merges the log events of a transaction into one. */
+/** `reduce` transform: merges the log events of a transaction into one. */
 import * as v from 'valibot';
 import type { OperatorFunction } from 'rxjs';
 import { type ComponentContext, defineTransform } from '../../../lib/component.js';
@@ -20,7 +20,7 @@ const fieldPath = v.pipe(
   }),
 );
 
-/** A strategy path: a field path without array indexes (reference §8.2). */
+/** A strategy path: a field path without array indexes (Vector rejects indexes). */
 const strategyPath = v.pipe(
   v.string(),
   v.rawCheck<string>(({ dataset, addIssue }) => {
@@ -33,7 +33,7 @@ const strategyPath = v.pipe(
   }),
 );
 
-/** Options of reduce (spec 02 §2.7); starts_when and ends_when exclude each other. */
+/** Options of reduce; starts_when and ends_when exclude each other. */
 export const ReduceConfig = v.pipe(
   v.strictObject({
     type: v.literal('reduce'),

@@ -1,4 +1,4 @@
-/** `remap` transform: modifies log and metric events with a remap (VRL) program (spec 02, appendix). */
+/** `remap` transform: modifies log and metric events with a remap (VRL) program. */
 import { readFileSync } from 'node:fs';
 import * as v from 'valibot';
 import { type ComponentContext, defineTransform } from '../../../lib/component.js';

@@ -1,4 +1,4 @@
-/** `throttle` transform (spec 02 §2.8): rate-limits log events per key; drops the excess. */
+/** `throttle` transform: rate-limits log events per key; drops the excess. */
 import * as v from 'valibot';
 import type { OperatorFunction } from 'rxjs';
 import { type ComponentContext, defineTransform } from '../../../lib/component.js';
@@ -21,7 +21,7 @@ const template = v.pipe(
   }),
 );
 
-/** Options of throttle (spec 02 §2.8); `internal_metrics.emit_events_discarded_per_key` as in Vector. */
+/** Options of throttle; `internal_metrics.emit_events_discarded_per_key` as in Vector. */
 export const ThrottleConfig = v.strictObject({
   type: v.literal('throttle'),
   inputs: inputsSchema,
@@ -40,7 +40,7 @@ export const ThrottleConfig = v.strictObject({
 });
 export type ThrottleConfig = v.InferOutput<typeof ThrottleConfig>;
 
-/** Reason tag of `events_discarded_total` (spec 02 §6). */
+/** Reason tag of `events_discarded_total`. */
 export const RATE_LIMIT_REASON = 'rate_limit_exceeded';
 
 /** Vector's internal events of throttle: log and count together, handles bound once. */

@@ -1,4 +1,4 @@
-/** `tokenizer` transform (spec 02 §2.6): splits a field into tokens assigned to named fields. */
+/** `tokenizer` transform: splits a field into tokens assigned to named fields. */
 import * as v from 'valibot';
 import { map, pipe } from 'rxjs';
 import { type ComponentContext, defineTransform } from '../../../lib/component.js';
@@ -11,7 +11,7 @@ import { type TokenizerEvents, compileConversion, compileTokenizer, tokenize } f
 
 const fieldPath = v.pipe(v.string(), throwsNot(parsePath));
 
-/** Options of the tokenizer (spec 02 §2.6), plus Vector's `timezone`. */
+/** Options of the tokenizer, plus Vector's `timezone`. */
 export const TokenizerConfig = v.strictObject({
   type: v.literal('tokenizer'),
   inputs: inputsSchema,
@@ -24,7 +24,7 @@ export const TokenizerConfig = v.strictObject({
 });
 export type TokenizerConfig = v.InferOutput<typeof TokenizerConfig>;
 
-/** Vector's internal events of the tokenizer: log and count together (reference §7.2, §7.3). */
+/** Vector's internal events of the tokenizer: log and count together. */
 function tokenizerEvents(ctx: ComponentContext): TokenizerEvents {
   const missing = ctx.telemetry.counter('component_errors_total', { error_type: 'condition_failed', error_code: 'field_not_found', stage: 'processing' });
   const missingLegacy = ctx.telemetry.counter('processing_errors_total', { error_type: 'missing_field' });

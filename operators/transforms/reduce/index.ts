@@ -1,6 +1,6 @@
 /**
- * `reduce`: merges log events of a group into one event per transaction (spec 02 §2.7, §3;
- * reference §8). A transaction ends on `ends_when`, before a `starts_when` event, after
+ * `reduce`: merges log events of a group into one event per transaction (as Vector's
+ * `reduce` does). A transaction ends on `ends_when`, before a `starts_when` event, after
  * `expireAfterMs` without events (checked every `flushPeriodMs`), or when the input completes.
  * Timers run on the given scheduler, so virtual time drives them in tests.
  */
@@ -46,7 +46,7 @@ interface StrategyNode {
   children?: Map<string, StrategyNode>;
 }
 
-/** Builds the trie of configured paths; index segments are a build error (reference §8.2). */
+/** Builds the trie of configured paths; index segments are a build error (as in Vector). */
 function strategyTrie(strategies: Readonly<Record<string, MergeStrategy>>): StrategyNode {
   const root: StrategyNode = {};
   for (const [text, strategy] of Object.entries(strategies)) {

@@ -1,11 +1,11 @@
 /**
- * Field mergers of the reduce transform (spec 02 §2.7, reference §8.2-8.3). One merger per field
+ * Field mergers of the reduce transform (Vector's strategies and defaults). One merger per field
  * path per open group; it is created from the first value seen and folds in later values.
  */
 import { type Path, setPath } from '../../../lib/path.js';
 import { Float, type ObjectValue, Timestamp, type Value, isObject } from '../../../lib/value.js';
 
-/** The merge strategies of spec 02 §2.7. */
+/** The merge strategies Vector's `reduce` offers. */
 export const MERGE_STRATEGIES = [
   'array',
   'concat',

@@ -14,7 +14,7 @@ import { type TagMode, applyMetricValue, metricToValue } from './metric-target.j
 /** Name of the output that receives dropped events when reroute_dropped is on. */
 export const DROPPED_OUTPUT = 'dropped';
 
-/** Counters and logs of the transform, bound once (STYLE §9). */
+/** Counters and logs of the transform, bound once per component, not per event. */
 export interface RemapEvents {
   /** A run failed: `aborted` is true for `abort`; `dropped` whether the event is discarded. */
   failed(error: string, aborted: boolean, dropped: boolean): void;
@@ -32,7 +32,7 @@ export interface RemapOptions {
   readonly metricTagValues?: TagMode | undefined;
 }
 
-/** Turns a program's resulting root into events (spec 02 §6). */
+/** Turns a program's resulting root into events: one per array element; a non-object goes under `message`. */
 function eventsFrom(root: Value, meta: Value, template: LogEvent, out: Event[]): void {
   const metaValue = isObject(meta) ? meta : undefined;
   if (isObject(root)) {
@@ -123,7 +123,7 @@ export function remap(opts: RemapOptions): OperatorFunction<EventBatch, EventBat
               e.meta.value = meta;
               (dropped ??= []).push(e);
             } else {
-              // spec 01: a discarded event completes its acknowledgement
+              // a discarded event completes its acknowledgement
               e.meta.settle('delivered');
             }
           }

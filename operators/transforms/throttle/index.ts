@@ -1,5 +1,5 @@
 /**
- * `throttle`: rate-limits events per key with GCRA (spec 02 §2.8, reference §9): each key may
+ * `throttle`: rate-limits events per key with GCRA (as Vector's throttle): each key may
  * pass `threshold` events in a burst, then one more every `windowSecs / threshold` seconds as
  * capacity refills. Not a fixed window. Dropped events are settled as delivered (an intentional
  * drop, as in Vector). Time comes from the scheduler, so virtual time drives it in tests.
@@ -62,7 +62,7 @@ export class KeyedGcra {
     this.tat.set(key, tat + this.intervalMs);
     return true;
   }
-  /** Forgets keys back at full capacity; runs at most once per window (reference §9). */
+  /** Forgets keys back at full capacity; runs at most once per window (as Vector purges them). */
   purge(nowMs: number): void {
     if (nowMs < this.nextPurgeMs) return;
     this.nextPurgeMs = nowMs + this.windowMs;
@@ -74,7 +74,7 @@ export class KeyedGcra {
   }
 }
 
-/** A condition that throws counts as false (reference §10.1): the event is limited. */
+/** A condition that throws counts as false (as in Vector): the event is limited. */
 function isExcluded(exclude: (e: Event) => boolean, e: Event): boolean {
   try {
     return exclude(e);

@@ -1,5 +1,5 @@
 /**
- * Type coercions of the tokenizer's `types` option (spec 02 §2.6, reference §7.3). Each type
+ * Type coercions of the tokenizer's `types` option (Vector's conversion names). Each type
  * string compiles once into a converter from token text to a value; a converter throws
  * {@link ConversionError} when the text does not convert.
  */
@@ -70,7 +70,7 @@ function toJsonKind(kind: 'array' | 'map'): Converter {
   };
 }
 
-/** Naive formats tried by a bare `timestamp`, read in the configured zone (reference §7.3). */
+/** Naive formats tried by a bare `timestamp`, read in the configured zone, in Vector's order. */
 const NAIVE_FORMATS = ['%F %T', '%v %T', '%FT%T', '%m/%d/%Y:%T', '%a, %d %b %Y %T', '%a %d %b %T %Y', '%A %d %B %T %Y', '%a %b %e %T %Y'];
 /** Then UTC formats, RFC 3339, RFC 2822 and zoned formats. */
 const UTC_FORMATS = ['%s', '%FT%TZ'];
@@ -109,7 +109,7 @@ function autoTimestamp(tz: string | undefined): Converter {
 function formatTimestampConverter(format: string, tz: string | undefined): Converter {
   const f = compileFormat(format);
   // a format with a zone reads it from the text; a naive one is read in the configured zone,
-  // except a literal trailing `Z` (`%FT%TZ`), which spec 02 §2.6 names a UTC format
+  // except a literal trailing `Z` (`%FT%TZ`), which is the UTC form of ISO 8601
   const isUtc = f.hasZone || (format.endsWith('Z') && !format.endsWith('%Z'));
   const zone = isUtc ? undefined : tz;
   return (text) => {

@@ -1,6 +1,6 @@
 /**
  * `tokenize`: splits a log field into white-space separated tokens and assigns them to named
- * fields, with optional type coercion (spec 02 §2.6, reference §7). Exactly one event out per
+ * fields, with optional type coercion (Vector's former `tokenizer`). Exactly one event out per
  * event in; metrics pass through untouched.
  */
 import { type OperatorFunction, map } from 'rxjs';
@@ -27,7 +27,7 @@ export interface TokenizeOptions {
   field?: string;
   /** Names (paths) given to the tokens in order; extra tokens are ignored. */
   fieldNames: readonly string[];
-  /** Remove `field` after parsing; default true (spec 02 §2.6). Never when a token is written to it. */
+  /** Remove `field` after parsing; default true (as Vector documents). Never when a token is written to it. */
   dropField?: boolean;
   /** Field name -> type (`int`, `float`, `bool`, `timestamp|%F %T`, …). */
   types?: Readonly<Record<string, string>>;

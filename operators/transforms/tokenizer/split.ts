@@ -1,5 +1,5 @@
 /**
- * Token splitting for the tokenizer (spec 02 §2.6 rules 1-4, reference §7.1): white space
+ * Token splitting for the tokenizer (as Vector's tokenizer splits): white space
  * separates tokens; `"…"` and `[…]` wrap one token whose wrappers are dropped; a backslash makes
  * `"`, `[`, `]` and `\` literal; a token that is `-` or a lone space is null.
  */

@@ -1,4 +1,4 @@
-/** Tick semantics of the metric subscriptions in virtual time (reference §11.3). */
+/** Tick semantics of the metric subscriptions in virtual time. */
 import { expect } from 'chai';
 import { map } from 'rxjs';
 import { TestScheduler } from 'rxjs/testing';
@@ -30,7 +30,7 @@ describe('management API ticks', () => {
       const out$ = componentTotals$(samples$(reg, 10, rx), (c) => c.values.get('component_received_events_total'));
       const view = (l: { componentId: string; value: number }[]) => l.map((x) => `${x.componentId}=${x.value}`).join(',');
       const values = { x: 'a=3,b=1,zero=0', y: '', z: 'a=7' };
-      // `zero` is reported once, on its first tick (reference §11.3: first report always)
+      // `zero` is reported once, on its first tick (the first report always goes out, as in Vector)
       expectObservable(out$.pipe(map(view)), '^ 35ms !').toBe('x 9ms y 9ms z 9ms y', values);
     }));
 

@@ -15,7 +15,7 @@ describe('sink envelope', () => {
     expect(keys(sinkObject('x', { uri: v.string() }, { proxy: true }))).to.deep.equal(['type', 'inputs', 'uri', 'proxy', 'buffer', 'acknowledgements', 'healthcheck']);
   });
 
-  it('applies the spec 01 §2.1 defaults', () => {
+  it('applies the common sink defaults', () => {
     const out = v.parse(sinkObject('x', {}), { type: 'x', inputs: ['a'] });
     expect(out).to.deep.equal({
       type: 'x',

@@ -3,7 +3,7 @@ import { METRIC_EVENT, hecBody, hecTime, sortedJson, writeEnvelope } from '../..
 import { Float, Timestamp } from '../../../../lib/value.js';
 import { parseHecBody } from '../../../peers/hec-protocol.js';
 
-describe('connectors/shared/hec: the HEC body writer (reference sinks §4, §5)', () => {
+describe('connectors/shared/hec: the HEC body writer', () => {
   it('writes the members in Vector order and leaves absent ones out', () => {
     const all = writeEnvelope({ event: METRIC_EVENT, fields: '{}', time: 1.5, host: 'h', index: 'i', source: 's', sourcetype: 't' });
     expect(all).to.equal('{"event":"metric","fields":{},"time":1.5,"host":"h","index":"i","source":"s","sourcetype":"t"}');

@@ -18,7 +18,7 @@ const SINKS = [
 ];
 
 for (const sink of SINKS) {
-  describe(`connectors/sinks/${sink.type}: tls and proxy (spec 01 §2.1)`, function () {
+  describe(`connectors/sinks/${sink.type}: tls and proxy`, function () {
     this.timeout(20_000);
     let certs: TestCerts;
     let https: TestServer;

@@ -4,7 +4,7 @@ import { MetricNormalizer } from '../../../../connectors/shared/metrics/normaliz
 import { seriesKey, singleTagValue } from '../../../../connectors/shared/metrics/series.js';
 import { distributionStatistic } from '../../../../connectors/shared/metrics/statistics.js';
 
-describe('connectors/shared/metrics: series, normalisation, merging, statistics (reference sinks §0.12, §3)', () => {
+describe('connectors/shared/metrics: series, normalisation, merging, statistics', () => {
   it('seriesKey: name, namespace and every tag value; tag order does not matter', () => {
     const a = seriesKey({ name: 'n', namespace: 'ns', tags: { b: '2', a: '1' } });
     expect(a).to.equal(seriesKey({ name: 'n', namespace: 'ns', tags: { a: '1', b: '2' } }));

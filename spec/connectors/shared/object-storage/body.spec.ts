@@ -9,7 +9,7 @@ const body = (codec: 'json' | 'ndjson' | 'text' | 'gelf', framing = {}) => {
   return { text: enc.join(events.map(enc.encode)).toString('utf8'), type: enc.contentType, method: enc.method };
 };
 
-describe('connectors/shared/object-storage: object bodies (reference sinks §10, §7)', () => {
+describe('connectors/shared/object-storage: object bodies', () => {
   it('json without framing: one JSON array, application/json', () => {
     expect(body('json')).to.deep.equal({ text: '[{"message":"a","n":1},{"message":"b","n":2}]', type: 'application/json', method: 'character_delimited' });
     expect(JSON.parse(body('json').text)).to.have.length(2);

@@ -10,7 +10,7 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{1
 /** 2023-11-14T22:13:20Z */
 const T0 = 1_700_000_000_000;
 
-describe('connectors/shared/object-storage: object names (spec 01 §4, reference sinks §0.11)', () => {
+describe('connectors/shared/object-storage: object names', () => {
   it('defaults: key_prefix date=%F/, time %s, uuid appended, extension from compression', () => {
     const c = v.parse(Naming, {});
     expect(c).to.deep.equal({ key_prefix: 'date=%F/', filename_time_format: '%s', filename_append_uuid: true });

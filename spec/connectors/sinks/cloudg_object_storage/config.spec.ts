@@ -30,7 +30,7 @@ async function validate(sink: string): Promise<{ code: number; out: string }> {
 }
 
 describe('connectors/sinks/cloudg_object_storage: config', () => {
-  it('has the spec defaults (spec 01 §2.1 request table, §2.3, §8)', () => {
+  it('has the documented defaults (request, batch)', () => {
     const c = v.parse(CloudgObjectStorageConfig, base);
     expect(c.endpoint).to.equal(DEFAULT_ENDPOINT).and.equal('https://storage.googleapis.com');
     expect(c).to.include({ key_prefix: 'date=%F/', filename_time_format: '%s', filename_append_uuid: true, storage_class: 'STANDARD', compression: 'none' });

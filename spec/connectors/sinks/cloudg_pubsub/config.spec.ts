@@ -31,7 +31,7 @@ async function validate(sink: string): Promise<{ code: number; out: string }> {
 }
 
 describe('connectors/sinks/cloudg_pubsub: config', () => {
-  it('has the spec defaults (spec 01 §2.1 request table, §2.3; reference sinks §0.2 batch)', () => {
+  it('has the documented defaults (request, batch)', () => {
     const c = v.parse(CloudgPubsubConfig, base);
     expect(c.endpoint).to.equal(DEFAULT_ENDPOINT).and.equal('https://pubsub.googleapis.com');
     expect(c.batch).to.deep.equal({ max_events: 1000, max_bytes: 10_000_000, timeout_secs: 1 });

@@ -29,7 +29,7 @@ async function validate(sink: string): Promise<{ code: number; out: string }> {
 }
 
 describe('connectors/sinks/cloudw_monitor_logs: config', () => {
-  it('has the spec defaults (spec 01 §2.1 request table, §2.3; reference sinks §8 batch) and takes logs only', () => {
+  it('has the documented defaults (request, batch) and takes logs only', () => {
     const c = v.parse(CloudwMonitorLogsConfig, base);
     expect(c).to.include({ create_missing_group: true, create_missing_stream: true, compression: 'none' });
     expect([c.kms_key, c.tags]).to.deep.equal([undefined, undefined]);

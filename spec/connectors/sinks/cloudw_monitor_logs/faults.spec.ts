@@ -1,5 +1,5 @@
 /**
- * `cloudw_monitor_logs` under faults (reference sinks §0.3, §0.9, §8, §13): throttling, 5xx,
+ * `cloudw_monitor_logs` under faults: throttling, 5xx,
  * resets and stalls are retried until every event is stored; a call the service refuses is not;
  * calls of a request already accepted are not sent again.
  */

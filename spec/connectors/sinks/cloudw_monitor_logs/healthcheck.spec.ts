@@ -1,4 +1,4 @@
-/** `cloudw_monitor_logs` health check (reference sinks §8): DescribeLogGroups with the group name as prefix, never retried. */
+/** `cloudw_monitor_logs` health check: DescribeLogGroups with the group name as prefix, never retried. */
 import { expect } from 'chai';
 import { cloudwMonitorLogsHealthcheck } from '../../../../connectors/sinks/cloudw_monitor_logs/sink.js';
 import { testSinkContext } from '../../../helpers/sink-context.js';

@@ -29,7 +29,7 @@ async function validate(sink: string): Promise<{ code: number; out: string }> {
 }
 
 describe('connectors/sinks/cloudw_monitor_metrics: config', () => {
-  it('has the defaults (spec 01 §2.3; Vector: batch of 20 metrics, rate 150 per second) and takes metrics only', () => {
+  it('has the defaults (Vector: batch of 20 metrics, rate 150 per second) and takes metrics only', () => {
     const c = v.parse(CloudwMonitorMetricsConfig, base);
     expect(c).to.include({ default_namespace: 'app', compression: 'none' });
     expect(c.batch).to.deep.equal({ max_events: 20, timeout_secs: 1 });
@@ -40,7 +40,7 @@ describe('connectors/sinks/cloudw_monitor_metrics: config', () => {
     expect(cloudwMonitorMetricsSink.pullSize!(c)).to.equal(20);
   });
 
-  it('accepts the full option set, disk_v1 buffers included (spec 01 §2.1)', () => {
+  it('accepts the full option set, disk_v1 buffers included', () => {
     const c = v.parse(CloudwMonitorMetricsConfig, {
       ...base,
       endpoint: 'http://127.0.0.1:4566',

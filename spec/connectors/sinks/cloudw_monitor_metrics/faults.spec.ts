@@ -1,5 +1,5 @@
 /**
- * `cloudw_monitor_metrics` under faults (reference sinks §0.3, §0.9, §11, §13): throttling, 5xx,
+ * `cloudw_monitor_metrics` under faults: throttling, 5xx,
  * resets and stalls are retried until every datum is stored; a call the service refuses is not.
  */
 import { expect } from 'chai';

@@ -1,4 +1,4 @@
-/** `cloudw_monitor_metrics` health check (reference sinks §11): one PutMetricData of `healthcheck` = 1, never retried. */
+/** `cloudw_monitor_metrics` health check: one PutMetricData of `healthcheck` = 1, never retried. */
 import { expect } from 'chai';
 import { cloudwMonitorMetricsHealthcheck } from '../../../../connectors/sinks/cloudw_monitor_metrics/sink.js';
 import { testSinkContext } from '../../../helpers/sink-context.js';

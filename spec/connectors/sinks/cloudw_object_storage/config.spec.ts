@@ -23,7 +23,7 @@ async function validate(sinkLines: string): Promise<{ code: number; out: string 
   return { code, out };
 }
 
-describe('connectors/sinks/cloudw_object_storage: options (spec 01 §2.1-§2.3, §8)', () => {
+describe('connectors/sinks/cloudw_object_storage: options', () => {
   it("defaults are the spec's", () => {
     const c = v.parse(CloudwObjectStorageConfig, base);
     expect(c).to.deep.include({

@@ -60,7 +60,7 @@ describe('connectors/sinks/cloudw_object_storage: the daemon (compiled CLI)', fu
     expect(objects.every((o) => /\/\d+-[0-9a-f-]{36}\.log\.gz$/.test(o.key))).to.equal(true);
   });
 
-  it('with a disk_v1 buffer (spec 01 §2.1 allows it here) every event is written', async () => {
+  it('with a disk_v1 buffer (allowed for this sink) every event is written', async () => {
     const input = Array.from({ length: 50 }, (_, i) => JSON.stringify({ message: `e${i}` })).join('\n') + '\n';
     const file = config('diskv1', ['key_prefix = "v1/"', 'buffer.type = "disk_v1"', 'buffer.max_size = 268435488', 'batch.max_events = 20']);
     writeFileSync(file, `data_dir = "${mkdtempSync(join(tmp, 'data-'))}"\n` + readFileSync(file, 'utf8'));

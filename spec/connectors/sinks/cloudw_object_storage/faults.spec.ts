@@ -8,7 +8,7 @@ import { BUCKET, count, fast, log, readClient, readObjects, runSink, s3Config } 
 
 const events = (n: number, from = 0) => Array.from({ length: n }, (_, i) => log(`m${from + i}`, 0, { n: from + i }));
 
-describe('connectors/sinks/cloudw_object_storage: retries and faults (reference sinks §0.3, §0.9, §10, §13)', () => {
+describe('connectors/sinks/cloudw_object_storage: retries and faults', () => {
   let s3: S3Peer;
   let proxy: HttpPeer;
   let reader: S3Client;

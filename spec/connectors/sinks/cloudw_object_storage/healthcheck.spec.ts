@@ -13,7 +13,7 @@ const ctx = { globals: defaultGlobals() };
 const empty = mkdtempSync(join(tmpdir(), 'weir-s3-hc-'));
 const noCredentialsEnv = { HOME: empty, CLOUDW_SHARED_CREDENTIALS_FILE: join(empty, 'credentials'), CLOUDW_CONFIG_FILE: join(empty, 'config'), CLOUDW_EC2_METADATA_DISABLED: 'true' };
 
-describe('connectors/sinks/cloudw_object_storage: health check (reference sinks §10, spec 01 §7)', () => {
+describe('connectors/sinks/cloudw_object_storage: health check', () => {
   let s3: S3Peer;
   let proxy: HttpPeer;
   before(async () => {

@@ -11,7 +11,7 @@ import { BUCKET, at, count, fast, log, readClient, readObjects, runSink, s3Confi
 const UUID = '[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}';
 const DAY = 86_400_000;
 
-describe('connectors/sinks/cloudw_object_storage: objects in s3rver (spec 01 §2.3, §4; reference sinks §10)', () => {
+describe('connectors/sinks/cloudw_object_storage: objects in s3rver', () => {
   let s3: S3Peer;
   let proxy: HttpPeer;
   let reader: S3Client;

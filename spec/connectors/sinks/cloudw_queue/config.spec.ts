@@ -34,7 +34,7 @@ async function validate(sink: string): Promise<{ code: number; out: string }> {
 }
 
 describe('connectors/sinks/cloudw_queue: config', () => {
-  it('has the spec defaults (spec 01 §2.1 request table: rate 5, retry waits up to 10 s, 30 s per attempt) and takes logs only', () => {
+  it('has the documented defaults (rate 5, retry waits up to 10 s, 30 s per attempt) and takes logs only', () => {
     const c = v.parse(CloudwQueueSinkConfig, base);
     expect(c.request).to.include({ rate_limit_num: 5, retry_attempts: 1.8446744073709552e19, retry_max_duration_secs: 10, timeout_secs: 30, retry_initial_backoff_secs: 1, rate_limit_duration_secs: 1 });
     expect(c.request.adaptive_concurrency).to.include({ decrease_ratio: 0.9, ewma_alpha: 0.7, rtt_deviation_scale: 2 });

@@ -1,4 +1,4 @@
-/** Per-entry answers of SendMessageBatch: what is delivered, resent or rejected (reference sinks §9). */
+/** Per-entry answers of SendMessageBatch: what is delivered, resent or rejected. */
 import { expect } from 'chai';
 import { type RefusedEntries, classifyBatchAnswer } from '../../../../connectors/sinks/cloudw_queue/retry.js';
 import { buildQueueRequest } from '../../../../connectors/sinks/cloudw_queue/request.js';

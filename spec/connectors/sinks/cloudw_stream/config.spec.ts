@@ -32,7 +32,7 @@ function validate(sink: string) {
 }
 
 describe('connectors/sinks/cloudw_stream: config', () => {
-  it('has the spec defaults: batch 500 / 5,000,000 / 1 s, compression none, the request table of spec 01 §2.1', () => {
+  it('has the documented defaults: batch 500 / 5,000,000 / 1 s, compression none, the common request defaults', () => {
     const c = v.parse(CloudwStreamSinkConfig, base);
     expect(c.batch).to.deep.equal({ max_events: 500, max_bytes: 5_000_000, timeout_secs: 1 });
     expect(c.compression).to.equal('none');

@@ -4,7 +4,7 @@ import { type TestServer, startTestServer } from '../../../helpers/http-test-ser
 import { testSinkContext } from '../../../helpers/sink-context.js';
 import { httpConfig } from './harness.js';
 
-describe('connectors/sinks/http: health check (reference sinks §0.8, §1)', () => {
+describe('connectors/sinks/http: health check', () => {
   let server: TestServer;
   beforeEach(async () => {
     server = await startTestServer();

@@ -7,7 +7,7 @@ import { fast, httpConfig, makeEvents, runSink } from './harness.js';
 import { buildHttpSink } from '../../../../connectors/sinks/http/sink.js';
 import { testSinkContext } from '../../../helpers/sink-context.js';
 
-describe('connectors/sinks/http: TLS (spec 01 §2.1 tls.*)', function () {
+describe('connectors/sinks/http: TLS (tls.*)', function () {
   let certs: TestCerts;
   let server: TestServer;
   let otherHost: TestServer;

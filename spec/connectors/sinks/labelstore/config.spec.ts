@@ -34,7 +34,7 @@ async function validate(sink: string): Promise<{ code: number; out: string }> {
 }
 
 describe('connectors/sinks/labelstore: config', () => {
-  it('has the spec defaults (spec 01 §2.1 request table, §2.3, §8) and takes logs only', () => {
+  it('has the documented defaults (request, batch) and takes logs only', () => {
     const c = v.parse(LabelstoreConfig, base);
     expect(c.path).to.equal('/loki/api/v1/push');
     expect(c).to.include({ out_of_order_action: 'drop', remove_label_fields: false, remove_timestamp: true, compression: 'snappy' });

@@ -22,7 +22,7 @@ function encoder(extra: Record<string, unknown> = {}, now = 42, logSchema?: Para
 
 const ev = (fields: Record<string, Value>) => logEvent({ message: 'hello', app: 'web', timestamp: at(), ...fields });
 
-describe('connectors/sinks/labelstore: encoder (reference sinks §2, per-event steps)', () => {
+describe('connectors/sinks/labelstore: encoder, step by step', () => {
   describe('labels', () => {
     it('renders key and value templates and sorts the pairs by name into the stream text', () => {
       const { encode } = encoder({ labels: { zone: 'eu-{{ dc }}', app: '{{ app }}', '{{ kind }}_id': '{{ id }}' } });

@@ -9,7 +9,7 @@ const sentLines = (loki: LokiPeer) => loki.requests.flatMap((r) => decodeProtobu
 
 const events = (n: number, from = 0) => Array.from({ length: n }, (_, i) => log(`m${from + i}`, from + i));
 
-describe('connectors/sinks/labelstore: retries and faults (reference sinks §0.3, §0.4, §2, §13)', () => {
+describe('connectors/sinks/labelstore: retries and faults', () => {
   let loki: LokiPeer;
   beforeEach(async () => {
     loki = await startLoki();

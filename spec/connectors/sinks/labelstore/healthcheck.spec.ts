@@ -7,7 +7,7 @@ import { lsConfig } from './harness.js';
 
 const ctx = testSinkContext('labelstore');
 
-describe('connectors/sinks/labelstore: health check (reference sinks §0.8, §2)', () => {
+describe('connectors/sinks/labelstore: health check', () => {
   let loki: LokiPeer | undefined;
   let server: TestServer | undefined;
   afterEach(async () => {

@@ -24,7 +24,7 @@ function orderer(action: OutOfOrderAction) {
   return { order, counts };
 }
 
-describe('connectors/sinks/labelstore: requests (reference sinks §2)', () => {
+describe('connectors/sinks/labelstore: requests', () => {
   describe('bodies', () => {
     it('snappy (default): one protobuf PushRequest in a raw snappy block, streams grouped, entries sorted, nanosecond timestamps', async () => {
       const { order } = orderer('accept');

@@ -14,7 +14,7 @@ import { atNs, count, decodeProtobuf, fast, log, lsConfig, runSink } from './har
 const lines = (loki: LokiPeer) => loki.entries.map((e) => e.line);
 const messages = (loki: LokiPeer) => loki.entries.map((e) => (JSON.parse(e.line) as { message: string }).message);
 
-describe('connectors/sinks/labelstore: delivery to the strict store (spec 01 §2.3; reference sinks §2)', () => {
+describe('connectors/sinks/labelstore: delivery to the strict store', () => {
   let loki: LokiPeer;
   afterEach(() => loki?.close());
 

@@ -29,7 +29,7 @@ async function validate(sink: string): Promise<{ code: number; out: string }> {
 }
 
 describe('connectors/sinks/logsvc_metrics: config', () => {
-  it('has the spec defaults (spec 01 §2.1 request table and concurrency, §2.3, §8)', () => {
+  it('has the documented defaults (request and concurrency, batch)', () => {
     const c = v.parse(LogsvcMetricsConfig, base);
     expect(c.endpoint).to.equal(DEFAULT_ENDPOINT);
     expect(c.batch).to.deep.equal({ max_bytes: 1_000_000, timeout_secs: 1 });

@@ -9,7 +9,7 @@ import { logsvcConfig } from './harness.js';
 const NOW = 1_700_000_005_250;
 const LOG_SCHEMA = defaultGlobals().log_schema;
 
-describe('connectors/sinks/logsvc_metrics: metrics as HEC log envelopes (reference sinks §5)', () => {
+describe('connectors/sinks/logsvc_metrics: metrics as HEC log envelopes', () => {
   let ctx: TestSinkContext;
   beforeEach(() => {
     ctx = testSinkContext('logsvc_metrics');

@@ -11,7 +11,7 @@ const events = (n: number, from = 0) => Array.from({ length: n }, (_, i) => coun
 /** Metric names of every request the service saw, failed attempts included. */
 const sentNames = (peer: HumioPeer) => peer.requests.flatMap((r) => parseHecBody(r.raw.toString(), false).envelopes.map((e) => (e.event as { name: string }).name));
 
-describe('connectors/sinks/logsvc_metrics: retries and faults (reference sinks §0.3, §0.4, §13)', function () {
+describe('connectors/sinks/logsvc_metrics: retries and faults', function () {
   this.timeout(30_000);
   let humio: HumioPeer;
   beforeEach(async () => {

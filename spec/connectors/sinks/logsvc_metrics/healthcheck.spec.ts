@@ -5,7 +5,7 @@ import { type TestServer, startTestServer } from '../../../helpers/http-test-ser
 import { type HumioPeer, startHumio } from '../../../peers/humio.js';
 import { TOKEN, logsvcConfig } from './harness.js';
 
-describe('connectors/sinks/logsvc_metrics: health check (reference sinks §0.8, §5)', () => {
+describe('connectors/sinks/logsvc_metrics: health check', () => {
   const ctx = testSinkContext('logsvc_metrics');
   let humio: HumioPeer;
   let server: TestServer;

@@ -9,7 +9,7 @@ import { TOKEN, fast, logsvcConfig, runSink } from './harness.js';
 
 const GUID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
 
-describe('connectors/sinks/logsvc_metrics: against the strict LogScale HEC peer (reference sinks §5)', function () {
+describe('connectors/sinks/logsvc_metrics: against the strict LogScale HEC peer', function () {
   this.timeout(20_000);
   let humio: HumioPeer;
   beforeEach(async () => {
@@ -109,7 +109,7 @@ describe('connectors/sinks/logsvc_metrics: against the strict LogScale HEC peer 
   });
 });
 
-describe('connectors/sinks/logsvc_metrics: adaptive concurrency by default (spec 01 §2.1)', function () {
+describe('connectors/sinks/logsvc_metrics: adaptive concurrency by default', function () {
   this.timeout(20_000);
   let server: TestServer;
   let arrivals: number[];

@@ -29,7 +29,7 @@ function harness(reply: (ids: number[], n: number) => Reply, opts: { retryLimit?
 const acks = (map: Record<number, boolean>) => ({ status: 200, body: JSON.stringify({ acks: Object.fromEntries(Object.entries(map).map(([k, v]) => [k, v])) }) });
 const all = (ids: number[], done: boolean) => acks(Object.fromEntries(ids.map((i) => [i, done])));
 
-describe('connectors/sinks/siem_hec_metrics: indexer acknowledgements (spec 01 §3; reference sinks §4)', () => {
+describe('connectors/sinks/siem_hec_metrics: indexer acknowledgements', () => {
   it('asks every query_interval while ids are pending; an id acked late is delivered then', async () => {
     const h = harness((ids, n) => all(ids, n >= 2));
     h.wait(7);

@@ -30,7 +30,7 @@ async function validate(sink: string): Promise<{ code: number; out: string }> {
 }
 
 describe('connectors/sinks/siem_hec_metrics: config', () => {
-  it('has the spec defaults (spec 01 §2.1 request table, §2.3, §3, §8)', () => {
+  it('has the documented defaults (request, batch, indexer acknowledgements)', () => {
     const c = v.parse(SiemHecMetricsConfig, base);
     expect(c.batch).to.deep.equal({ max_bytes: 1_000_000, timeout_secs: 1 });
     expect(c.compression).to.equal('none');

@@ -6,7 +6,7 @@ import { siemConfig } from './harness.js';
 
 const NOW = 1_700_000_005_250;
 
-describe('connectors/sinks/siem_hec_metrics: metric envelopes (reference sinks §4)', () => {
+describe('connectors/sinks/siem_hec_metrics: metric envelopes', () => {
   let ctx: TestSinkContext;
   beforeEach(() => {
     ctx = testSinkContext('siem_hec_metrics');

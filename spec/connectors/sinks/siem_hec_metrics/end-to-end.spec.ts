@@ -1,6 +1,6 @@
 /**
- * What a source that waits for end-to-end acknowledgements learns (spec 01 §2.1
- * `acknowledgements.enabled`, §3): the topology settles its notifier from the sink's Delivery, so
+ * What a source that waits for end-to-end acknowledgements learns (sink-level
+ * `acknowledgements.enabled`): the topology settles its notifier from the sink's Delivery, so
  * only an indexer acknowledgement makes a batch delivered.
  */
 import { expect } from 'chai';

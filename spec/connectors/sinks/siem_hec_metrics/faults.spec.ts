@@ -15,7 +15,7 @@ const sentNames = (peer: HecPeer) =>
     .filter((r) => r.path === EVENT)
     .flatMap((r) => parseHecBody(r.raw.toString(), true).envelopes.map((e) => (e.fields as { metric_name: string }).metric_name));
 
-describe('connectors/sinks/siem_hec_metrics: retries and faults (reference sinks §0.3, §0.4, §13)', function () {
+describe('connectors/sinks/siem_hec_metrics: retries and faults', function () {
   this.timeout(30_000);
   let hec: HecPeer;
   beforeEach(async () => {

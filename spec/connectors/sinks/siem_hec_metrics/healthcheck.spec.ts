@@ -4,7 +4,7 @@ import { testSinkContext } from '../../../helpers/sink-context.js';
 import { type HecPeer, startHec } from '../../../peers/hec.js';
 import { TOKEN, siemConfig } from './harness.js';
 
-describe('connectors/sinks/siem_hec_metrics: health check (reference sinks §0.8, §4)', () => {
+describe('connectors/sinks/siem_hec_metrics: health check', () => {
   const ctx = testSinkContext('siem_hec_metrics');
   let hec: HecPeer;
   beforeEach(async () => {

@@ -13,7 +13,7 @@ const GUID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{1
 const eventPosts = (peer: HecPeer) => peer.requests.filter((r) => r.path === '/services/collector/event');
 const ackPosts = (peer: HecPeer) => peer.requests.filter((r) => r.path === '/services/collector/ack');
 
-describe('connectors/sinks/siem_hec_metrics: against the strict HEC peer (reference sinks §4)', function () {
+describe('connectors/sinks/siem_hec_metrics: against the strict HEC peer', function () {
   this.timeout(20_000);
   let hec: HecPeer;
   beforeEach(async () => {
@@ -35,7 +35,7 @@ describe('connectors/sinks/siem_hec_metrics: against the strict HEC peer (refere
       expect(p.headers['user-agent']).to.match(/^weir\//);
       expect(p.headers['x-splunk-request-channel']).to.match(GUID);
     }
-    // spec 01 §4: the channel is created once per sink, and ack queries name it too
+    // the channel is created once per sink, and ack queries name it too
     const channel = posts[0]!.headers['x-splunk-request-channel'];
     expect(posts[1]!.headers['x-splunk-request-channel']).to.equal(channel);
     for (const q of ackPosts(hec)) {
@@ -147,7 +147,7 @@ describe('connectors/sinks/siem_hec_metrics: against the strict HEC peer (refere
   });
 });
 
-describe('connectors/sinks/siem_hec_metrics: indexer acknowledgements against the peer (spec 01 §3)', function () {
+describe('connectors/sinks/siem_hec_metrics: indexer acknowledgements against the peer', function () {
   this.timeout(20_000);
   let hec: HecPeer;
   beforeEach(async () => {

@@ -23,7 +23,7 @@ async function validate(sink: string): Promise<{ code: number; out: string }> {
 }
 
 describe('connectors/sinks/tsdb_metrics: config', () => {
-  it('has the spec defaults (spec 01 §2.1 request table, §2.3, §8)', () => {
+  it('has the documented defaults (request, batch)', () => {
     const c = v.parse(TsdbMetricsConfig, { ...base, database: 'd' });
     expect(c.batch).to.deep.equal({ max_events: 20, timeout_secs: 1 });
     expect(c.request).to.include({ concurrency: 'adaptive', rate_limit_num: 9.223372036854776e18, retry_attempts: 1.8446744073709552e19, retry_max_duration_secs: 3600, timeout_secs: 60, retry_initial_backoff_secs: 1 });

@@ -33,7 +33,7 @@ const samples = [
   { value: 9, rate: 0 },
 ];
 
-describe('connectors/sinks/tsdb_metrics: line protocol per metric kind (reference sinks §3)', () => {
+describe('connectors/sinks/tsdb_metrics: line protocol per metric kind', () => {
   it('counter: value as a float, metric_type=counter, tags sorted, nanosecond timestamp', () => {
     expect(enc().encode(counter('requests', 3, { namespace: 'app', tags: { region: 'eu', host: 'a' } })).line).to.equal(
       `app.requests,host=a,metric_type=counter,region=eu value=3 ${T0_NS}`,
@@ -155,7 +155,7 @@ describe('connectors/sinks/tsdb_metrics: names, tags and numbers', () => {
   });
 });
 
-describe('connectors/sinks/tsdb_metrics: normalisation (reference sinks §0.12)', () => {
+describe('connectors/sinks/tsdb_metrics: normalisation', () => {
   it('absolute counters become deltas per series: the first only sets the reference, a reset sends the new value', () => {
     const e = enc();
     const abs = (v: number, host = 'a') => e.encode(counter('c', v, { kind: 'absolute', tags: { host } }));

@@ -16,7 +16,7 @@ function points(server: TestServer) {
 
 const events = (n: number, from = 0) => Array.from({ length: n }, (_, i) => counter(`m${from + i}`, from + i));
 
-describe('connectors/sinks/tsdb_metrics: retries and faults (reference sinks §0.3, §0.4, §13)', () => {
+describe('connectors/sinks/tsdb_metrics: retries and faults', () => {
   let server: TestServer;
   beforeEach(async () => {
     server = await startTestServer(() => 204);

@@ -6,7 +6,7 @@ import { type Influxdb1, sharedInfluxdb1 } from '../../../peers/influxdb1.js';
 import { type Influxdb2Peer, startInfluxdb2 } from '../../../peers/influxdb2.js';
 import { tsdbConfig } from './harness.js';
 
-describe('connectors/sinks/tsdb_metrics: health check (reference sinks §0.8, §3)', () => {
+describe('connectors/sinks/tsdb_metrics: health check', () => {
   const ctx = testSinkContext('tsdb_metrics');
   let influx: Influxdb1;
   let peer: Influxdb2Peer;

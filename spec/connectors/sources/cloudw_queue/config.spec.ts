@@ -14,7 +14,7 @@ const base = { type: 'cloudw_queue', queue_url: QUEUE, region: 'eu-west-1' };
 describe('connectors/sources/cloudw_queue: config', function () {
   this.timeout(60_000);
 
-  it('has the spec defaults (spec 02 §2.1, §8): poll 15 s, one client per core, bytes framing and codec', () => {
+  it('has the documented defaults: poll 15 s, one client per core, bytes framing and codec', () => {
     const c = v.parse(CloudwQueueSourceConfig, base);
     expect(c).to.include({ poll_secs: 15, visibility_timeout_secs: 300, delete_message: true, client_concurrency: availableParallelism() });
     expect(c.decoding).to.deep.equal({ codec: 'bytes' });

@@ -1,6 +1,6 @@
 /**
- * The cloudw_queue source in a running topology with end-to-end acknowledgements (spec 01 §2.1
- * `acknowledgements.enabled`; reference sinks §0.7): a message is deleted only once its event was
+ * The cloudw_queue source in a running topology with end-to-end acknowledgements (sink-level
+ * `acknowledgements.enabled`): a message is deleted only once its event was
  * delivered by the sink, a rejected one comes back after its visibility timeout, and a blocked
  * sink stops the polling until it takes events again.
  */

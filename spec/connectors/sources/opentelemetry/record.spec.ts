@@ -10,7 +10,7 @@ const proto = otlpLogsProto();
 const viaProto = (req: object) => proto.request.decode(proto.request.encode(proto.request.fromObject(req)).finish());
 const hex = (h: string) => Buffer.from(h, 'hex');
 
-describe('opentelemetry records to events (reference §3.4)', () => {
+describe('opentelemetry records to events', () => {
   it('builds the reference example field by field, in insertion order', () => {
     const req = {
       resourceLogs: [
