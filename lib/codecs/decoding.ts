@@ -6,6 +6,7 @@
  * the source counts it and goes on.
  */
 import * as v from 'valibot';
+import type { DataType } from '../component.js';
 import { EventMetadata, LogEvent, type Event, eventSize } from '../event.js';
 import { Float, type ObjectValue, type Timestamp } from '../value.js';
 import { DEFAULT_LOG_SCHEMA, type LogSchemaKeys } from './encoding.js';
@@ -32,6 +33,14 @@ export function defaultDecodingFraming(codec: DecodingCodec): FramingConfig {
 /** A validated `decoding` group. */
 export interface DecodingConfig {
   readonly codec: DecodingCodec;
+}
+
+/**
+ * What a source decoding with this group emits: the native codecs carry whole events of any type
+ * (Vector's sources pipe metrics between processes with them), every other codec makes logs.
+ */
+export function decodingOutputType(decoding: DecodingConfig): DataType {
+  return decoding.codec === 'native' || decoding.codec === 'native_json' ? 'any' : 'log';
 }
 
 /** The `decoding` option group with the codecs a source allows (default `bytes`). */

@@ -38,6 +38,7 @@ export {
   type DecodingConfig,
   DecodeError,
   defaultDecodingFraming,
+  decodingOutputType,
   type Deserializer,
   type DeserializerOptions,
   type Stamp,

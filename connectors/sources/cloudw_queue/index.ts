@@ -1,5 +1,6 @@
 /** `cloudw_queue`: receive events from a message queue (SQS), deleting messages once delivered. */
 import { defineSource } from '../../../lib/component.js';
+import { decodingOutputType } from '../../../lib/codecs/index.js';
 import { CloudwQueueSourceConfig } from './config.js';
 import { buildCloudwQueueSource } from './source.js';
 
@@ -13,5 +14,6 @@ export const cloudwQueueSource = defineSource({
   summary: 'Receive events from a message queue (SQS) by long polling; messages are deleted once their events are delivered.',
   schema: CloudwQueueSourceConfig,
   acknowledges: true,
+  outputs: (config) => [{ type: decodingOutputType(config.decoding) }],
   build: (config, ctx) => buildCloudwQueueSource(config, ctx),
 });

@@ -1,5 +1,6 @@
 /** `socket`: receive events over TCP, UDP or a unix stream socket. */
 import { defineSource } from '../../../lib/component.js';
+import { decodingOutputType } from '../../../lib/codecs/index.js';
 import { SocketSourceConfig } from './config.js';
 import { buildSocketSource } from './source.js';
 
@@ -12,5 +13,6 @@ export const socketSource = defineSource({
   type: 'socket',
   summary: 'Receive events over TCP, UDP or a unix socket, framed and decoded.',
   schema: SocketSourceConfig,
+  outputs: (config) => [{ type: decodingOutputType(config.decoding) }],
   build: buildSocketSource,
 });

@@ -1,5 +1,6 @@
 /** `stdin`: read events from standard input. */
 import { defineSource } from '../../../lib/component.js';
+import { decodingOutputType } from '../../../lib/codecs/index.js';
 import { StdinSourceConfig } from './config.js';
 import { buildStdinSource } from './source.js';
 
@@ -12,5 +13,6 @@ export const stdinSource = defineSource({
   type: 'stdin',
   summary: 'Read events from standard input, framed and decoded; completes at end of input.',
   schema: StdinSourceConfig,
+  outputs: (config) => [{ type: decodingOutputType(config.decoding) }],
   build: (config, ctx) => buildStdinSource(config, ctx),
 });
