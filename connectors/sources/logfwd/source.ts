@@ -8,14 +8,13 @@
  * delivered (`{}` and the connection closed when they are not).
  */
 import type { TlsOptions } from 'node:tls';
-import { Observable } from 'rxjs';
-import { receivedBytesCounter } from '../../../lib/codecs/index.js';
+import type { Observable } from 'rxjs';
 import type { SourceContext } from '../../../lib/component.js';
-import { BatchNotifier, type DeliveryStatus, type LogEvent, attachNotifier } from '../../../lib/event.js';
+import type { DeliveryStatus, LogEvent } from '../../../lib/event.js';
 import { type Path, parsePath, setPath } from '../../../lib/path.js';
-import { Timestamp } from '../../../lib/value.js';
 import { type ListenTarget, parseListenAddress } from '../../shared/listen-address.js';
 import { listenerTls } from '../../shared/listener-config.js';
+import { type SourceOutput, runSource } from '../../shared/source/index.js';
 import { type Connection, streamConnections } from '../../shared/tcp-listener.js';
 import type { LogfwdSourceConfig } from './config.js';
 import { ForwardDecodeError, type RecordSink, createForwardDecoder } from './decode.js';
@@ -36,12 +35,8 @@ export function buildLogfwdSource(config: LogfwdSourceConfig, ctx: SourceContext
   const metadataKey = tls?.requestCert && config.tls?.client_metadata_key !== undefined ? parsePath(config.tls.client_metadata_key) : undefined;
   const schema = ctx.globals.log_schema;
   const shape: RecordShape = { sourceId: ctx.id, sourceTypeKey: schema.source_type_key, timestampKey: schema.timestamp_key, hostKey: schema.host_key };
-  const limit = ctx.globals.max_decompressed_bytes;
-  return new Observable<LogEvent[]>((subscriber) => {
-    const unpackr = createUnpackr();
-    const events = logfwdEvents(ctx);
-    const receivedBytes = receivedBytesCounter(ctx, { protocol: 'tcp' });
-    const lag = ctx.telemetry.histogram('source_lag_time_seconds');
+  return runSource<LogEvent[]>(ctx, { protocol: 'tcp', lagKey: shape.timestampKey }, (out) => {
+    const parts: ConnectionParts = { out, events: logfwdEvents(ctx), unpackr: createUnpackr(), shape, metadataKey, limit: ctx.globals.max_decompressed_bytes };
     const listener = streamConnections(ctx, {
       target,
       connectionLimit: config.connection_limit,
@@ -49,88 +44,81 @@ export function buildLogfwdSource(config: LogfwdSourceConfig, ctx: SourceContext
       tls: tls as TlsOptions | undefined,
       shutdownTimeoutSecs: SHUTDOWN_TIMEOUT_SECS,
     });
-    return listener.subscribe({
-      next: (conn) => {
-        const decoder = createForwardDecoder(unpackr, { maxFrameBytes: limit, maxDecompressedBytes: limit });
-        const host = conn.peerHost;
-        const subject = metadataKey !== undefined ? conn.clientSubject : undefined;
-        const sock = conn.socket;
-        let batch: LogEvent[] = [];
-        const onRecord: RecordSink = (tag, time, record) => {
-          batch.push(recordEvent(shape, tag, time, record, host));
-        };
-        let pendingAcks = 0;
-        let broken = false;
-        const close = () => {
-          if (!sock.destroyed) sock.end(() => sock.destroy());
-        };
-        const settled = (chunks: string[]) => (status: DeliveryStatus) => {
-          pendingAcks--;
-          if (status === 'delivered') writeAcks(sock, chunks);
-          else {
-            events.deliveryFailed(status, chunks.length, host);
-            for (let i = 0; i < chunks.length; i++) if (sock.writable) sock.write(failedAck());
-            broken = true;
-            sock.pause();
-          }
-          if (broken && pendingAcks === 0) close();
-        };
-        const fail = (err: unknown) => {
-          // whatever went wrong with this connection's input ends this connection only
-          events.decodeFailed(err instanceof ForwardDecodeError ? err : new ForwardDecodeError(String((err as Error)?.message ?? err), Buffer.alloc(0)), host);
-          broken = true;
-          sock.pause();
-          if (pendingAcks === 0) close();
-        };
-        sock.on('data', (chunk: Buffer) => {
-          if (broken) return;
-          receivedBytes.add(chunk.length);
-          const chunks: string[] = [];
-          let error: unknown;
-          try {
-            decoder.push(chunk, onRecord, chunks);
-          } catch (err) {
-            error = err;
-          }
-          const out = batch;
-          batch = [];
-          if (out.length > 0) {
-            emit(out, subject);
-            if (ctx.acknowledgements) {
-              pendingAcks++;
-              attachNotifier(out, new BatchNotifier(settled(chunks)));
-              subscriber.next(out);
-            } else {
-              subscriber.next(out);
-              writeAcks(sock, chunks);
-            }
-          } else writeAcks(sock, chunks);
-          if (error !== undefined) fail(error);
-          else conn.pauseIfClosed();
-        });
-        sock.on('end', () => {
-          if (broken) return;
-          try {
-            decoder.end();
-          } catch (err) {
-            fail(err);
-          }
-        });
-      },
-      error: (err: unknown) => subscriber.error(err),
-      complete: () => subscriber.complete(),
-    });
+    let closed!: () => void;
+    const done = new Promise<void>((resolve) => (closed = resolve));
+    const sub = listener.subscribe({ next: (conn) => serveConnection(conn, parts), error: (err: unknown) => out.fail(err), complete: () => closed() });
+    return { drain: () => done, close: () => sub.unsubscribe() };
+  });
+}
 
-    /** Per batch: client certificate metadata and the lag of each record's time. */
-    function emit(out: LogEvent[], subject: string | undefined): void {
-      const now = ctx.scheduler.now();
-      for (let i = 0; i < out.length; i++) {
-        const e = out[i]!;
-        if (subject !== undefined) setPath(e.fields, metadataKey as Path, { subject });
-        const t = e.fields[shape.timestampKey];
-        // a record may have replaced the time with its own `timestamp` of another kind
-        if (t instanceof Timestamp) lag.record(Math.max(0, now - t.ms) / 1000);
-      }
+/** What every connection of one subscription shares. */
+interface ConnectionParts {
+  readonly out: SourceOutput;
+  readonly events: LogfwdEvents;
+  readonly unpackr: ReturnType<typeof createUnpackr>;
+  readonly shape: RecordShape;
+  readonly metadataKey: Path | undefined;
+  /** Bytes held for one incomplete frame, and a gzip blob inflated. */
+  readonly limit: number;
+}
+
+/** Decodes one connection: each read is one batch; its chunks are answered once the batch settled. */
+function serveConnection(conn: Connection, p: ConnectionParts): void {
+  const decoder = createForwardDecoder(p.unpackr, { maxFrameBytes: p.limit, maxDecompressedBytes: p.limit });
+  const host = conn.peerHost;
+  const subject = p.metadataKey !== undefined ? conn.clientSubject : undefined;
+  const sock = conn.socket;
+  let batch: LogEvent[] = [];
+  const onRecord: RecordSink = (tag, time, record) => {
+    batch.push(recordEvent(p.shape, tag, time, record, host));
+  };
+  let pendingAcks = 0;
+  let broken = false;
+  const close = () => {
+    if (!sock.destroyed) sock.end(() => sock.destroy());
+  };
+  const settled = (chunks: string[]) => (status: DeliveryStatus) => {
+    pendingAcks--;
+    if (status === 'delivered') writeAcks(sock, chunks);
+    else {
+      p.events.deliveryFailed(status, chunks.length, host);
+      for (let i = 0; i < chunks.length; i++) if (sock.writable) sock.write(failedAck());
+      broken = true;
+      sock.pause();
+    }
+    if (broken && pendingAcks === 0) close();
+  };
+  const fail = (err: unknown) => {
+    // whatever went wrong with this connection's input ends this connection only
+    p.events.decodeFailed(err instanceof ForwardDecodeError ? err : new ForwardDecodeError(String((err as Error)?.message ?? err), Buffer.alloc(0)), host);
+    broken = true;
+    sock.pause();
+    if (pendingAcks === 0) close();
+  };
+  sock.on('data', (chunk: Buffer) => {
+    if (broken) return;
+    p.out.received(chunk.length);
+    const chunks: string[] = [];
+    let error: unknown;
+    try {
+      decoder.push(chunk, onRecord, chunks);
+    } catch (err) {
+      error = err;
+    }
+    const read = batch;
+    batch = [];
+    if (subject !== undefined) for (let i = 0; i < read.length; i++) setPath(read[i]!.fields, p.metadataKey as Path, { subject });
+    pendingAcks++;
+    p.out.emitSettled(read, settled(chunks));
+    if (error !== undefined) fail(error);
+    else conn.pauseIfClosed();
+  });
+  sock.on('end', () => {
+    if (broken) return;
+    try {
+      decoder.end();
+    } catch (err) {
+      fail(err);
     }
   });
 }

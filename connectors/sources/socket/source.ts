@@ -7,8 +7,7 @@
  */
 import { createSocket } from 'node:dgram';
 import type { TlsOptions } from 'node:tls';
-import { Observable, type Subscriber, type Subscription } from 'rxjs';
-import { receivedBytesCounter } from '../../../lib/codecs/index.js';
+import type { Observable } from 'rxjs';
 import type { SourceContext } from '../../../lib/component.js';
 import { type EventBatch, LogEvent, rememberBatchSize } from '../../../lib/event.js';
 import { type SocketAddress, formatSocketAddress, parseSocketAddress } from '../../../lib/net/socket-address.js';
@@ -16,6 +15,7 @@ import { type Path, parsePath, setPath } from '../../../lib/path.js';
 import { type ListenTarget, parseListenAddress } from '../../shared/listen-address.js';
 import { listenerTls } from '../../shared/listener-config.js';
 import { listening } from '../../shared/listener-events.js';
+import { type RunningSource, type SourceOutput, runSource } from '../../shared/source/index.js';
 import { streamConnections } from '../../shared/tcp-listener.js';
 import type { SocketSourceConfig } from './config.js';
 import { decoderFor } from './decoder.js';
@@ -23,13 +23,13 @@ import { decoderFor } from './decoder.js';
 /** Builds the source; unsubscribing closes everything at once, `shutdown$` drains gracefully. */
 export function buildSocketSource(config: SocketSourceConfig, ctx: SourceContext): Observable<EventBatch> {
   const tls = listenerTls(config.tls); // files read at build: a bad certificate is a build error
-  return new Observable<EventBatch>((subscriber) => (config.mode === 'udp' ? runUdp(config, ctx, subscriber) : runStream(config, ctx, subscriber, tls)));
+  const protocol = config.mode === 'udp' ? 'udp' : config.mode === 'unix_stream' ? 'unix' : 'tcp';
+  return runSource(ctx, { protocol }, (out) => (config.mode === 'udp' ? runUdp(config, ctx, out) : runStream(config, ctx, out, tls)));
 }
 
-function runStream(config: SocketSourceConfig, ctx: SourceContext, subscriber: Subscriber<EventBatch>, tls: TlsOptions | undefined): Subscription {
+function runStream(config: SocketSourceConfig, ctx: SourceContext, out: SourceOutput, tls: TlsOptions | undefined): RunningSource {
   const isUnix = config.mode === 'unix_stream';
   const newDecoder = decoderFor(config, ctx, true);
-  const receivedBytes = receivedBytesCounter(ctx, { protocol: isUnix ? 'unix' : 'tcp' });
   // Node asks for a client certificate only when verify_certificate is on: no subject otherwise
   const metadataKey = tls?.requestCert && config.tls?.client_metadata_key !== undefined ? parsePath(config.tls.client_metadata_key) : undefined;
   const target: ListenTarget = isUnix ? { kind: 'unix', path: config.path! } : (parseListenAddress(config.address!, { systemd: false }) as ListenTarget);
@@ -40,13 +40,15 @@ function runStream(config: SocketSourceConfig, ctx: SourceContext, subscriber: S
     tls,
     shutdownTimeoutSecs: config.shutdown_timeout_secs,
   });
-  return listener.subscribe({
+  let closed!: () => void;
+  const done = new Promise<void>((resolve) => (closed = resolve));
+  const sub = listener.subscribe({
     next: (conn) => {
       if (ctx.threaded) {
         // a threaded segment decodes in its workers (docs/threads.md): only bytes go there
         const intake = ctx.threaded.connection(conn.peerHost, conn.peerPort);
         conn.socket.on('data', (chunk: Buffer) => {
-          receivedBytes.add(chunk.length);
+          out.received(chunk.length);
           intake.push(chunk);
           conn.pauseIfClosed();
         });
@@ -58,12 +60,11 @@ function runStream(config: SocketSourceConfig, ctx: SourceContext, subscriber: S
       decoder.stamp.port = conn.peerPort;
       const subject = metadataKey !== undefined ? conn.clientSubject : undefined;
       const emit = (batch: EventBatch) => {
-        if (batch.length === 0) return;
-        if (subject !== undefined) addClientMetadata(batch, metadataKey!, subject);
-        subscriber.next(batch);
+        if (subject !== undefined && batch.length > 0) addClientMetadata(batch, metadataKey!, subject);
+        out.emit(batch);
       };
       conn.socket.on('data', (chunk: Buffer) => {
-        receivedBytes.add(chunk.length);
+        out.received(chunk.length);
         const batch = decoder.push(chunk);
         // the decoder summed the events' sizes (client metadata, added after, is not in them)
         if (subject === undefined) rememberBatchSize(batch, decoder.eventBytes);
@@ -72,9 +73,11 @@ function runStream(config: SocketSourceConfig, ctx: SourceContext, subscriber: S
       });
       conn.socket.on('end', () => emit(decoder.end()));
     },
-    error: (err: unknown) => subscriber.error(err),
-    complete: () => subscriber.complete(),
+    error: (err: unknown) => out.fail(err),
+    // the listener completes once every connection closed after shutdown
+    complete: () => closed(),
   });
+  return { drain: () => done, close: () => sub.unsubscribe() };
 }
 
 /** `tls.client_metadata_key`: each event gets its own `{ subject }` object (events are mutable downstream). */
@@ -85,26 +88,24 @@ function addClientMetadata(batch: EventBatch, key: Path, subject: string): void 
   }
 }
 
-function runUdp(config: SocketSourceConfig, ctx: SourceContext, subscriber: Subscriber<EventBatch>): () => void {
+function runUdp(config: SocketSourceConfig, ctx: SourceContext, out: SourceOutput): RunningSource {
   const addr = parseSocketAddress(config.address!) as SocketAddress;
   const decoder = decoderFor(config, ctx, false)();
-  const receivedBytes = receivedBytesCounter(ctx, { protocol: 'udp' });
   const sock = createSocket({
     type: addr.host.includes(':') ? 'udp6' : 'udp4',
     ...(config.receive_buffer_bytes !== undefined ? { recvBufferSize: config.receive_buffer_bytes } : {}),
   });
   const max = config.max_length;
   sock.on('message', (msg, rinfo) => {
-    receivedBytes.add(msg.length);
+    out.received(msg.length);
     decoder.stamp.host = rinfo.address;
     decoder.stamp.port = rinfo.port;
     // Vector: a datagram longer than max_length is truncated
     const first = decoder.push(msg.length > max ? msg.subarray(0, max) : msg);
     const rest = decoder.end();
-    const batch = rest.length === 0 ? first : first.length === 0 ? rest : first.concat(rest);
-    if (batch.length > 0) subscriber.next(batch);
+    out.emit(rest.length === 0 ? first : first.length === 0 ? rest : first.concat(rest));
   });
-  sock.on('error', (err) => subscriber.error(err));
+  sock.on('error', (err) => out.fail(err));
   sock.bind(addr.port, addr.host, () => {
     const a = sock.address();
     listening(ctx, formatSocketAddress({ host: a.address, port: a.port }));
@@ -115,12 +116,6 @@ function runUdp(config: SocketSourceConfig, ctx: SourceContext, subscriber: Subs
     closed = true;
     sock.close();
   };
-  const shutdownSub = ctx.shutdown$.subscribe(() => {
-    close();
-    subscriber.complete();
-  });
-  return () => {
-    shutdownSub.unsubscribe();
-    close();
-  };
+  // a datagram socket has nothing in hand to finish: shutdown closes it at once
+  return { drain: close, close };
 }
