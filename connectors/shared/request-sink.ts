@@ -5,7 +5,7 @@
  * retries. A sink supplies only what is its own ({@link RequestSinkParts}); the skeleton emits one
  * Delivery per settled group of events and the topology settles and counts them.
  */
-import { type Observable, type OperatorFunction, Subject, TimeoutError, catchError, concat, defer, finalize, from, map, merge, mergeMap, of, tap, throwError, timeout } from 'rxjs';
+import { type Observable, type OperatorFunction, Subject, TimeoutError, catchError, concat, defer, filter, finalize, from, map, merge, mergeMap, of, tap, throwError, timeout } from 'rxjs';
 import type { SinkContext } from '../../lib/component.js';
 import type { Delivery, DeliveryStatus, Event, EventBatch } from '../../lib/event.js';
 import { TemplateError } from '../../lib/template.js';
@@ -35,14 +35,24 @@ export interface SinkRequest {
   readonly refused?: readonly Event[];
 }
 
+/** Events of an answer the service refused for good, and why: they end `rejected`, never sent again. */
+export interface Refused {
+  readonly events: readonly Event[];
+  readonly reason: Error;
+}
+
 /** How the service answered one attempt (Vector's RetryLogic, plus per-record answers). */
 export type Verdict<R> =
   | { readonly kind: 'ok' }
   /** `status`: how the events end if this is the last answer (default `errored` for retry, `rejected` for reject). */
   | { readonly kind: 'retry'; readonly error: Error; readonly status?: DeliveryStatus }
   | { readonly kind: 'reject'; readonly error: Error; readonly status?: DeliveryStatus }
-  /** Some records failed (Kinesis, Pub/Sub, SQS …): `delivered` are done, only `rest` is sent again. */
-  | { readonly kind: 'partial'; readonly delivered: readonly Event[]; readonly rest: R; readonly error: Error };
+  /**
+   * Some records failed (Kinesis, Pub/Sub, SQS …): `delivered` are done, `refused` end rejected
+   * (reported as a rejected request is), and only `rest` is sent again, after `error` counts as a
+   * failed attempt; a `rest` without events ends the request.
+   */
+  | { readonly kind: 'partial'; readonly delivered: readonly Event[]; readonly rest: R; readonly error: Error; readonly refused?: Refused };
 
 /** The parts that make one sink; everything else is the skeleton's. */
 export interface RequestSinkParts<E extends Encoded, R extends SinkRequest, Res> {
@@ -54,7 +64,7 @@ export interface RequestSinkParts<E extends Encoded, R extends SinkRequest, Res>
   build(items: E[], key: string | undefined): R | Promise<R>;
   /** Sends one attempt; rejects with a transport error. Never retries. */
   send(request: R, signal: AbortSignal): Promise<Res>;
-  /** Classifies an answer. */
+  /** Classifies an answer; pure: what it learns goes into the verdict. */
   classify(response: Res, request: R): Verdict<R>;
   /** Whether a thrown transport error is worth another attempt (timeouts always are). */
   isRetriableError(err: unknown): boolean;
@@ -112,6 +122,52 @@ class BuildFailed {
   constructor(readonly events: readonly Event[]) {}
 }
 
+/**
+ * The encoded size of each event of one batch, kept once its encoded items are let go: the bytes a
+ * partial answer delivered are worked out from them. The lookup is built on the first partial answer.
+ */
+class BatchSizes {
+  private events: Event[] | undefined;
+  private sizes: Float64Array | undefined;
+  private index: Map<Event, number> | undefined;
+  constructor(items: readonly Encoded[]) {
+    const n = items.length;
+    const events = new Array<Event>(n);
+    const sizes = new Float64Array(n);
+    for (let i = 0; i < n; i++) {
+      const item = items[i]!;
+      events[i] = item.event;
+      sizes[i] = item.size;
+    }
+    this.events = events;
+    this.sizes = sizes;
+  }
+
+  /** Sum of the encoded sizes of `events`; an event not of this batch counts 0. */
+  sum(events: readonly Event[]): number {
+    if (this.index === undefined) {
+      const index = new Map<Event, number>();
+      for (let i = 0; i < this.events!.length; i++) index.set(this.events![i]!, this.sizes![i]!);
+      this.index = index;
+      this.events = undefined;
+      this.sizes = undefined;
+    }
+    let total = 0;
+    for (let i = 0; i < events.length; i++) total += this.index.get(events[i]!) ?? 0;
+    return total;
+  }
+}
+
+/**
+ * Wire bytes of `part`, some events of `request`: the request's bytes shared in proportion to the
+ * encoded sizes, exact when the request's bytes are the sum of its items' sizes (no compression).
+ */
+function bytesOf(request: SinkRequest, part: readonly Event[], sizes: BatchSizes): number {
+  if (part.length === 0) return 0;
+  const whole = sizes.sum(request.events);
+  return whole > 0 ? Math.round((request.bytes * sizes.sum(part)) / whole) : 0;
+}
+
 /** The final status of a request given up: the answer's own, else transient failures `errored`, the rest `rejected`. */
 const statusOf = (err: unknown, retriable: boolean): DeliveryStatus => (err instanceof ResponseError ? err.status : retriable ? 'errored' : 'rejected');
 
@@ -147,9 +203,11 @@ export function requestSink<E extends Encoded, R extends SinkRequest, Res>(
    */
   const deliver = (batch: E[]): Observable<Result> => {
     let held: E[] | undefined = batch;
+    let sizes: BatchSizes | undefined;
     const build = async (): Promise<R | BuildFailed> => {
       const items = held!;
       held = undefined;
+      sizes = new BatchSizes(items);
       try {
         return await parts.build(items, items[0]!.key);
       } catch (err) {
@@ -162,15 +220,28 @@ export function requestSink<E extends Encoded, R extends SinkRequest, Res>(
       mergeMap((request) => {
         if (request instanceof BuildFailed) return of<Result>({ delivery: { status: 'rejected', events: request.events, bytes: 0 }, outcome: 'other' });
         const refused = request.refused;
-        if (!refused || refused.length === 0) return attempts(request);
+        if (!refused || refused.length === 0) return attempts(request, sizes!);
         const refused$ = of<Result>({ delivery: { status: 'rejected', events: refused, bytes: 0 }, outcome: 'other' });
-        return request.events.length > 0 ? concat(refused$, attempts(request)) : refused$;
+        return request.events.length > 0 ? concat(refused$, attempts(request, sizes!)) : refused$;
       }),
     );
   };
 
-  /** One request through its attempts; emits the deliveries of partial answers as they come. */
-  const attempts = (first: R): Observable<Result> =>
+  /**
+   * Events given up, reported one way whether a whole request or some records of an answer: the
+   * sink hears of the failure, it is logged and counted, and the events end with `status`.
+   */
+  const givenUp = (err: unknown, evs: readonly Event[], status: DeliveryStatus, outcome: Outcome): Result => {
+    parts.attemptFailed?.(err instanceof ResponseError ? err.reason : err);
+    events.failed(err, evs.length, status);
+    return { delivery: { status, events: evs, bytes: 0 }, outcome };
+  };
+
+  /**
+   * One request through its attempts; emits the deliveries of partial answers as they come, per
+   * answer the delivered part first, then the refused part.
+   */
+  const attempts = (first: R, sizes: BatchSizes): Observable<Result> =>
     defer(() => {
       let current = first;
       const partials = new Subject<Result>();
@@ -187,10 +258,15 @@ export function requestSink<E extends Encoded, R extends SinkRequest, Res>(
               case 'ok':
                 lastResponse = res;
                 return current;
-              case 'partial':
-                partials.next({ delivery: { status: 'delivered', events: verdict.delivered, bytes: 0 }, outcome: 'ok' });
-                current = verdict.rest;
+              case 'partial': {
+                // the service answered in time: every part of the answer is an ok sample for the concurrency controller
+                const { delivered, refused, rest } = verdict;
+                if (delivered.length > 0) partials.next({ delivery: { status: 'delivered', events: delivered, bytes: bytesOf(current, delivered, sizes) }, outcome: 'ok' });
+                if (refused !== undefined && refused.events.length > 0) partials.next(givenUp(refused.reason, refused.events, 'rejected', 'ok'));
+                current = rest;
+                if (rest.events.length === 0) return undefined; // nothing left to send
                 throw new ResponseError(verdict.error, true);
+              }
               default:
                 throw new ResponseError(verdict.error, verdict.kind === 'retry', verdict.status);
             }
@@ -201,6 +277,7 @@ export function requestSink<E extends Encoded, R extends SinkRequest, Res>(
       });
       const final$ = attempt.pipe(
         retryFibonacci(policy, scheduler),
+        filter((done): done is R => done !== undefined),
         map((done): Result => {
           const delivered: Delivery = { status: 'delivered', events: done.events, bytes: done.bytes };
           if (!parts.confirm) return { delivery: delivered, outcome: 'ok' };
@@ -209,11 +286,8 @@ export function requestSink<E extends Encoded, R extends SinkRequest, Res>(
         }),
         catchError((err: unknown) => {
           const retriable = isRetriable(err);
-          const status = statusOf(err, retriable);
-          parts.attemptFailed?.(err instanceof ResponseError ? err.reason : err);
-          events.failed(err, current.events.length, status);
-          // for ARC, back-pressure is a Retry outcome, a retriable error or a timeout
-          return of<Result>({ delivery: { status, events: current.events, bytes: 0 }, outcome: retriable ? 'backpressure' : 'other' });
+          // back-pressure is a Retry outcome, a retriable error or a timeout (Vector's adaptive concurrency)
+          return of(givenUp(err, current.events, statusOf(err, retriable), retriable ? 'backpressure' : 'other'));
         }),
         finalize(() => {
           partials.complete();

@@ -6,10 +6,8 @@ import type { QueueMessage } from './encoder.js';
 
 /** One SendMessageBatch call; `events[i]` is the event of `entries[i]`. */
 export interface QueueRequest extends SinkRequest {
-  /** Mutable so that an answer can narrow the request to what the service took (see classify). */
-  events: Event[];
+  readonly events: Event[];
   readonly entries: SendMessageBatchRequestEntry[];
-  bytes: number;
 }
 
 /** Builds the request of one batch (at most 10 messages and 256 KiB, by the sink's batch limits). */

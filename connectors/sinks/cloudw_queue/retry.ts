@@ -1,55 +1,45 @@
 /**
- * The answer of one SendMessageBatch call, entry by entry: entries the
- * service took are delivered; a failed entry is retried when the service was at fault and
- * rejected when the sender was (a bad body, a missing group id); only the retried ones are sent again.
+ * The answer of one SendMessageBatch call, entry by entry (the SQS SendMessageBatch API
+ * reference): entries the service took are delivered; a failed entry is retried when the service
+ * was at fault and refused for good when the sender was (a bad body, a missing group id); only the
+ * retried ones are sent again.
  */
 import type { SendMessageBatchCommandOutput } from '@aws-sdk/client-sqs';
 import type { Event } from '../../../lib/event.js';
 import type { Verdict } from '../../shared/request-sink.js';
 import { type QueueRequest, narrowQueueRequest } from './request.js';
 
-/** Failed entries of one answer that will not be sent again, with the first reason. */
-export interface RefusedEntries {
-  readonly events: Event[];
-  readonly reason: string;
-}
-
-/**
- * Classifies an answer. Entries refused for the sender's fault are handed to `refuse` (they end
- * rejected) and dropped from `req`, so that an `ok` or `partial` verdict counts only what the
- * service took as delivered.
- */
-export function classifyBatchAnswer(res: Pick<SendMessageBatchCommandOutput, 'Successful' | 'Failed'>, req: QueueRequest, refuse: (r: RefusedEntries) => void): Verdict<QueueRequest> {
+/** Classifies an answer; pure. Entries refused for the sender's fault are the verdict's `refused`. */
+export function classifyBatchAnswer(res: Pick<SendMessageBatchCommandOutput, 'Successful' | 'Failed'>, req: QueueRequest): Verdict<QueueRequest> {
   const failed = res.Failed ?? [];
   if (failed.length === 0 && (res.Successful?.length ?? 0) >= req.entries.length) return { kind: 'ok' };
   const ok = new Set<string>();
   for (const s of res.Successful ?? []) if (s.Id !== undefined) ok.add(s.Id);
-  const senderFault = new Map<string, string>();
-  const retriable = new Set<string>();
-  let reason = '';
+  const senderFault = new Set<string>();
+  let refusedWhy = '';
+  let retriedWhy = '';
   for (const f of failed) {
     if (f.Id === undefined || ok.has(f.Id)) continue;
     const why = `${f.Code ?? 'unknown'}: ${f.Message ?? ''}`.trim();
-    reason ||= why;
-    if (f.SenderFault) senderFault.set(f.Id, why);
-    else retriable.add(f.Id);
+    if (f.SenderFault) {
+      senderFault.add(f.Id);
+      refusedWhy ||= why;
+    } else retriedWhy ||= why;
   }
   // an entry the answer does not mention was not confirmed: send it again (at least once)
-  for (const e of req.entries) if (!ok.has(e.Id!) && !senderFault.has(e.Id!)) retriable.add(e.Id!);
-  if (senderFault.size > 0) {
-    const refused = narrowQueueRequest(req, new Set(senderFault.keys()));
-    refuse({ events: refused.events, reason: senderFault.values().next().value as string });
-    if (ok.size === 0 && retriable.size === 0) {
-      req.events = [];
-      return { kind: 'ok' };
-    }
+  const delivered: Event[] = [];
+  const refused: Event[] = [];
+  const retried = new Set<string>();
+  for (let i = 0; i < req.entries.length; i++) {
+    const id = req.entries[i]!.Id!;
+    if (ok.has(id)) delivered.push(req.events[i]!);
+    else if (senderFault.has(id)) refused.push(req.events[i]!);
+    else retried.add(id);
   }
-  if (retriable.size === 0) {
-    const delivered = narrowQueueRequest(req, ok);
-    req.events = delivered.events;
-    req.bytes = delivered.bytes;
-    return { kind: 'ok' };
-  }
-  const delivered = narrowQueueRequest(req, ok).events;
-  return { kind: 'partial', delivered, rest: narrowQueueRequest(req, retriable), error: new Error(`${retriable.size} of ${req.entries.length} messages failed (${reason || 'not confirmed'})`) };
+  if (refused.length === 0 && retried.size === 0) return { kind: 'ok' };
+  const rest = narrowQueueRequest(req, retried);
+  const error = new Error(`${retried.size} of ${req.entries.length} messages failed (${retriedWhy || 'not confirmed'})`);
+  if (refused.length === 0) return { kind: 'partial', delivered, rest, error };
+  const reason = new Error(`${refused.length} of ${req.entries.length} messages refused by the queue (${refusedWhy})`);
+  return { kind: 'partial', delivered, rest, error, refused: { events: refused, reason } };
 }

@@ -1,6 +1,6 @@
 /** The `cloudw_queue` sink (Vector's `aws_sqs`) as a composition of the request-sink skeleton. */
 import type { SQSClient, SendMessageBatchCommandOutput } from '@aws-sdk/client-sqs';
-import { type OperatorFunction, Subject, filter, merge, tap } from 'rxjs';
+import type { OperatorFunction } from 'rxjs';
 import type { ComponentContext, SinkContext } from '../../../lib/component.js';
 import type { Delivery, EventBatch } from '../../../lib/event.js';
 import { cloudwClientConfig } from '../../shared/cloudw/client.js';
@@ -40,40 +40,26 @@ export function buildCloudwQueueSink(config: CloudwQueueSinkConfig, ctx: SinkCon
   const sqs = client ?? createQueueClient(config, ctx);
   const encoder = createQueueEncoder(config, ctx.globals.log_schema);
   const renderIds = encoder.renderIds;
-  const rejectedEntries = ctx.telemetry.counter('component_errors_total', { error_type: 'request_failed', stage: 'sending' });
-  return (source) => {
-    // entries the service refused for the sender's fault end rejected beside the skeleton's deliveries
-    const refused$ = new Subject<Delivery>();
-    const sent$ = source.pipe(
-      requestSink<QueueMessage, QueueRequest, SendMessageBatchCommandOutput>(
-        {
-          encode: encoder.encode,
-          // the ids render where templates do, so a missing field rejects that one event as template_failed
-          partition:
-            renderIds === undefined
-              ? undefined
-              : (m) => {
-                  renderIds(m);
-                  return '';
-                },
-          build: (items) => buildQueueRequest(items),
-          send: (req, signal) => sqs.send(new (sqsSdk().SendMessageBatchCommand)({ QueueUrl: config.queue_url, Entries: req.entries }), { abortSignal: signal }),
-          classify: (res, req) =>
-            classifyBatchAnswer(res, req, (r) => {
-              rejectedEntries.add();
-              ctx.log.error('Messages refused by the queue; events not delivered.', { error: r.reason, events: r.events.length });
-              refused$.next({ status: 'rejected', events: r.events, bytes: 0 });
-            }),
-          isRetriableError: isRetriableCloudwError,
-          close: () => (client ? undefined : sqs.destroy()),
-        },
-        { limits: { maxEvents: MAX_BATCH_ENTRIES, maxBytes: MAX_MESSAGE_BYTES, timeoutMs: 0 }, request: config.request, rejectOversize: true },
-        ctx,
-      ),
-      tap({ complete: () => refused$.complete(), error: () => refused$.complete() }),
-    );
-    return merge(refused$, sent$).pipe(filter((d) => d.events.length > 0));
-  };
+  return requestSink<QueueMessage, QueueRequest, SendMessageBatchCommandOutput>(
+    {
+      encode: encoder.encode,
+      // the ids render where templates do, so a missing field rejects that one event as template_failed
+      partition:
+        renderIds === undefined
+          ? undefined
+          : (m) => {
+              renderIds(m);
+              return '';
+            },
+      build: (items) => buildQueueRequest(items),
+      send: (req, signal) => sqs.send(new (sqsSdk().SendMessageBatchCommand)({ QueueUrl: config.queue_url, Entries: req.entries }), { abortSignal: signal }),
+      classify: classifyBatchAnswer,
+      isRetriableError: isRetriableCloudwError,
+      close: () => (client ? undefined : sqs.destroy()),
+    },
+    { limits: { maxEvents: MAX_BATCH_ENTRIES, maxBytes: MAX_MESSAGE_BYTES, timeoutMs: 0 }, request: config.request, rejectOversize: true },
+    ctx,
+  );
 }
 
 /**

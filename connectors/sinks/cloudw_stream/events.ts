@@ -28,10 +28,12 @@ export class StreamSinkEvents {
     this.ctx.log.error('Record larger than the service allows; dropped.', { bytes, limit });
   }
 
-  /** Records the service refused for good (e.g. a key-management error); their events are rejected. */
-  refused(code: string, records: number): void {
+  /**
+   * Records the service refused for good (e.g. a key-management error); their events are rejected
+   * by the request skeleton, which logs the failure with the code, so this only counts.
+   */
+  refused(records: number): void {
     this.recordsRefused.add(records);
-    this.ctx.log.error('Records refused by the stream; events not delivered.', { error_code: code, records });
   }
 
   /** Records the service failed for now (throttling, internal failure); only they are sent again. */

@@ -1,8 +1,8 @@
 /** The `cloudw_stream` sink (Vector's `aws_kinesis_streams`) as a composition of the request-sink skeleton. */
 import type { KinesisClient, PutRecordsCommandOutput } from '@aws-sdk/client-kinesis';
-import { type OperatorFunction, Subject, filter, merge, tap } from 'rxjs';
+import type { OperatorFunction } from 'rxjs';
 import type { ComponentContext, SinkContext } from '../../../lib/component.js';
-import type { Delivery, Event, EventBatch } from '../../../lib/event.js';
+import type { Delivery, EventBatch } from '../../../lib/event.js';
 import { batchLimits } from '../../../operators/batch-by.js';
 import { cloudwClientConfig } from '../../shared/cloudw/client.js';
 import { cloudwHealthcheck } from '../../shared/cloudw/healthcheck.js';
@@ -12,13 +12,10 @@ import type { CloudwStreamSinkConfig } from './config.js';
 import { type StreamRecord, createStreamEncoder } from './encoder.js';
 import { StreamSinkEvents } from './events.js';
 import { type StreamRequest, buildStreamRequest, recordCompressor } from './request.js';
-import { classifyPutRecords } from './retry.js';
+import { RecordsFailedError, RecordsRefusedError, classifyPutRecords } from './retry.js';
 import { lazyModule } from '../../../lib/lazy-module.js';
 
 const kinesisSdk = lazyModule<typeof import('@aws-sdk/client-kinesis')>('@aws-sdk/client-kinesis');
-
-/** What a request of no records "answers": nothing is left to send (its records were refused for good). */
-const NOTHING_LEFT: Pick<PutRecordsCommandOutput, 'FailedRecordCount' | 'Records'> = { FailedRecordCount: 0, Records: [] };
 
 /** The client the sink sends with. */
 export const createStreamClient = (config: CloudwStreamSinkConfig, ctx: Pick<ComponentContext, 'globals'>): KinesisClient => new (kinesisSdk().KinesisClient)(cloudwClientConfig(config, ctx));
@@ -33,34 +30,23 @@ export function buildCloudwStreamSink(config: CloudwStreamSinkConfig, ctx: SinkC
   const encode = createStreamEncoder(config, ctx.globals.log_schema);
   const compress = recordCompressor(config.compression);
   const events = new StreamSinkEvents(ctx);
-  return (source) => {
-    // records refused for good end rejected beside the skeleton's deliveries
-    const refused$ = new Subject<Delivery>();
-    const outcome = {
-      refused: (evs: readonly Event[], code: string) => {
-        events.refused(code, evs.length);
-        refused$.next({ status: 'rejected', events: evs, bytes: 0 });
+  return requestSink<StreamRecord, StreamRequest, Pick<PutRecordsCommandOutput, 'FailedRecordCount' | 'Records'>>(
+    {
+      encode,
+      build: (items) => buildStreamRequest(items, compress, config.partition_key_field, events),
+      send: (req, signal) => kinesis.send(new (kinesisSdk().PutRecordsCommand)({ StreamName: config.stream_name, Records: [...req.records] }), { abortSignal: signal }),
+      classify: classifyPutRecords,
+      isRetriableError: isRetriableCloudwError,
+      // the per-record counters: once per answer that failed records, retried or refused
+      attemptFailed: (err) => {
+        if (err instanceof RecordsFailedError) events.partial(err.code, err.failed, err.total);
+        else if (err instanceof RecordsRefusedError) events.refused(err.refused);
       },
-      retrying: (code: string, failed: number, total: number) => events.partial(code, failed, total),
-    };
-    const sent$ = source.pipe(
-      requestSink<StreamRecord, StreamRequest, Pick<PutRecordsCommandOutput, 'FailedRecordCount' | 'Records'>>(
-        {
-          encode,
-          build: (items) => buildStreamRequest(items, compress, config.partition_key_field, events),
-          send: async (req, signal) =>
-            req.records.length === 0 ? NOTHING_LEFT : kinesis.send(new (kinesisSdk().PutRecordsCommand)({ StreamName: config.stream_name, Records: [...req.records] }), { abortSignal: signal }),
-          classify: (res, req) => classifyPutRecords(res, req, outcome),
-          isRetriableError: isRetriableCloudwError,
-          close: () => (client ? undefined : kinesis.destroy()),
-        },
-        { limits: batchLimits(config.batch), request: config.request },
-        ctx,
-      ),
-      tap({ complete: () => refused$.complete(), error: () => refused$.complete() }),
-    );
-    return merge(refused$, sent$).pipe(filter((d) => d.events.length > 0));
-  };
+      close: () => (client ? undefined : kinesis.destroy()),
+    },
+    { limits: batchLimits(config.batch), request: config.request },
+    ctx,
+  );
 }
 
 /**

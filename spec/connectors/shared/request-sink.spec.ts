@@ -141,6 +141,106 @@ describe('connectors/shared/request-sink', () => {
     expect(nums(h.deliveries, 'errored')).to.deep.equal([1]);
   });
 
+  describe('a partial answer that refuses some records for good', () => {
+    // each event's encoded size is its number plus one, and a request's bytes are the sum of its items' sizes
+    const sizeOf = (n: number) => n + 1;
+    const sized: Partial<RequestSinkParts<Item, Req, Answer>> = {
+      encode: (event) => ({ event, size: sizeOf(numOf(event)), key: undefined, n: numOf(event) }),
+      build: (items) => ({ events: items.map((i) => i.event), bytes: items.reduce((b, i) => b + i.size, 0), ns: items.map((i) => i.n) }),
+    };
+    const pick = (ns: number[], all: Event[]) => ns.map((n) => all.find((e) => numOf(e) === n)!);
+    const answer = (all: Event[], deliveredNs: number[], refusedNs: number[], restNs: number[], reason = new Error('refused for good')): Verdict<Req> => ({
+      kind: 'partial',
+      delivered: pick(deliveredNs, all),
+      refused: { events: pick(refusedNs, all), reason },
+      rest: { events: pick(restNs, all), bytes: restNs.reduce((b, n) => b + sizeOf(n), 0), ns: restNs },
+      error: new Error(`${restNs.length} records failed`),
+    });
+    const trace = (ds: readonly Delivery[]) => ds.map((d) => ({ status: d.status, ns: d.events.map(numOf), bytes: d.bytes }));
+    const sentBytes = (ds: readonly Delivery[]) => ds.filter((d) => d.status === 'delivered').reduce((b, d) => b + d.bytes, 0);
+
+    it('rejects the refused once, resends only the rest, then delivers it; each delivered part reports its own bytes', async () => {
+      const events = [0, 1, 2, 3, 4, 5].map(ev);
+      const reason = new Error('KMSAccessDeniedException');
+      const failures: unknown[] = [];
+      const h = harness([answer(events, [0, 3], [2, 5], [1, 4], reason), 'ok'], { parts: { ...sized, attemptFailed: (err) => failures.push(err) } });
+      h.input.next(events);
+      h.input.complete();
+      await h.clock.advanceTo(10_000);
+      await h.done;
+      expect(h.sends.map((s) => s.ns)).to.deep.equal([[0, 1, 2, 3, 4, 5], [1, 4]]);
+      // per answer the delivered part, then the refused part; the rest when its own answer comes
+      expect(trace(h.deliveries)).to.deep.equal([
+        { status: 'delivered', ns: [0, 3], bytes: 1 + 4 },
+        { status: 'rejected', ns: [2, 5], bytes: 0 },
+        { status: 'delivered', ns: [1, 4], bytes: 2 + 5 },
+      ]);
+      expect(sentBytes(h.deliveries), 'the request minus the refused records').to.equal(21 - (3 + 6));
+      // one failure for the refused records (as a rejected request counts), one for the attempt retried
+      expect(h.ctx.metric('component_errors_total', { error_type: 'request_failed', stage: 'sending' })).to.equal(2);
+      expect(failures[0]).to.equal(reason);
+      expect((failures[1] as Error).message).to.equal('2 records failed');
+      expect(failures).to.have.length(2);
+    });
+
+    it('with nothing left to send the request ends: no retry, no empty delivery', async () => {
+      const events = [0, 1, 2].map(ev);
+      const h = harness([answer(events, [0, 2], [1], [])], { parts: sized });
+      h.input.next(events);
+      h.input.complete();
+      await h.clock.advanceTo(10_000);
+      await h.done;
+      expect(h.sends).to.have.length(1);
+      expect(trace(h.deliveries)).to.deep.equal([
+        { status: 'delivered', ns: [0, 2], bytes: 1 + 3 },
+        { status: 'rejected', ns: [1], bytes: 0 },
+      ]);
+      expect(h.ctx.metric('component_errors_total', { error_type: 'request_failed', stage: 'sending' })).to.equal(1);
+    });
+
+    it('every record refused: the events are rejected once and nothing is sent again', async () => {
+      const events = [0, 1].map(ev);
+      const h = harness([answer(events, [], [0, 1], [])], { parts: sized });
+      h.input.next(events);
+      h.input.complete();
+      await h.clock.advanceTo(10_000);
+      await h.done;
+      expect(h.sends).to.have.length(1);
+      expect(trace(h.deliveries)).to.deep.equal([{ status: 'rejected', ns: [0, 1], bytes: 0 }]);
+    });
+
+    it('on the last attempt the refused end rejected and the rest errored', async () => {
+      const events = [0, 1, 2].map(ev);
+      const h = harness([answer(events, [0], [1], [2])], { parts: sized, request: { retry_attempts: 0 } });
+      h.input.next(events);
+      h.input.complete();
+      await h.clock.advanceTo(10_000);
+      await h.done;
+      expect(trace(h.deliveries)).to.deep.equal([
+        { status: 'delivered', ns: [0], bytes: 1 },
+        { status: 'rejected', ns: [1], bytes: 0 },
+        { status: 'errored', ns: [2], bytes: 0 },
+      ]);
+    });
+
+    it('a compressed request shares its wire bytes among the delivered part in proportion to the encoded sizes', async () => {
+      const events = [0, 1, 2, 3].map(ev);
+      const sizes = [10, 30, 20, 40];
+      const h = harness([answer(events, [1, 3], [], [0, 2]), 'ok'], {
+        parts: {
+          encode: (event) => ({ event, size: sizes[numOf(event)]!, key: undefined, n: numOf(event) }),
+          // half the encoded size on the wire
+          build: (items) => ({ events: items.map((i) => i.event), bytes: items.reduce((b, i) => b + i.size, 0) / 2, ns: items.map((i) => i.n) }),
+        },
+      });
+      h.input.next(events);
+      h.input.complete();
+      await h.clock.advanceTo(10_000);
+      await h.done;
+      expect(trace(h.deliveries)[0]).to.deep.equal({ status: 'delivered', ns: [1, 3], bytes: (50 * (30 + 40)) / 100 });
+    });
+  });
+
   it('aborts an attempt at timeout_secs and retries it', async () => {
     const h = harness(['hang', 'ok']);
     h.input.next([ev(1)]);

@@ -1,6 +1,6 @@
-/** Per-entry answers of SendMessageBatch: what is delivered, resent or rejected. */
+/** Per-entry answers of SendMessageBatch: what is delivered, resent or refused (rejected). */
 import { expect } from 'chai';
-import { type RefusedEntries, classifyBatchAnswer } from '../../../../connectors/sinks/cloudw_queue/retry.js';
+import { classifyBatchAnswer } from '../../../../connectors/sinks/cloudw_queue/retry.js';
 import { buildQueueRequest } from '../../../../connectors/sinks/cloudw_queue/request.js';
 import type { LogEvent } from '../../../../lib/event.js';
 import { log } from './harness.js';
@@ -14,17 +14,16 @@ const msgs = (events: readonly unknown[]) => events.map((e) => (e as LogEvent).f
 describe('connectors/sinks/cloudw_queue: per-entry answers', () => {
   it('all taken: ok, every event delivered', () => {
     const req = request(3);
-    const refused: RefusedEntries[] = [];
-    expect(classifyBatchAnswer({ Successful: ok('0', '1', '2'), Failed: [] }, req, (r) => refused.push(r))).to.deep.equal({ kind: 'ok' });
+    expect(classifyBatchAnswer({ Successful: ok('0', '1', '2'), Failed: [] }, req)).to.deep.equal({ kind: 'ok' });
     expect(req.events).to.have.length(3);
-    expect(refused).to.deep.equal([]);
   });
 
   it('service faults: partial, the taken delivered, only the failed entries in the next request, ids kept', () => {
     const req = request(4);
-    const v = classifyBatchAnswer({ Successful: ok('0', '2'), Failed: [fail('1', false), fail('3', false)] }, req, () => expect.fail('nothing refused'));
+    const v = classifyBatchAnswer({ Successful: ok('0', '2'), Failed: [fail('1', false), fail('3', false)] }, req);
     expect(v.kind).to.equal('partial');
     if (v.kind !== 'partial') return;
+    expect(v.refused, 'nothing refused').to.equal(undefined);
     expect(msgs(v.delivered)).to.deep.equal(['m0', 'm2']);
     expect(v.rest.entries.map((e) => [e.Id, e.MessageBody])).to.deep.equal([
       ['1', 'm1'],
@@ -34,40 +33,46 @@ describe('connectors/sinks/cloudw_queue: per-entry answers', () => {
     expect(v.rest.bytes).to.equal(4);
   });
 
-  it('sender faults: refused (rejected), never resent; the request narrows to what was taken', () => {
+  it('sender faults: refused (rejected), never resent; the taken delivered, nothing left to send', () => {
     const req = request(3);
-    const refused: RefusedEntries[] = [];
-    const v = classifyBatchAnswer({ Successful: ok('0', '2'), Failed: [fail('1', true)] }, req, (r) => refused.push(r));
-    expect(v).to.deep.equal({ kind: 'ok' });
-    expect(msgs(req.events)).to.deep.equal(['m0', 'm2']);
-    expect(refused.map((r) => msgs(r.events))).to.deep.equal([['m1']]);
-    expect(refused[0]!.reason).to.match(/InvalidParameterValue/);
+    const v = classifyBatchAnswer({ Successful: ok('0', '2'), Failed: [fail('1', true)] }, req);
+    expect(v.kind).to.equal('partial');
+    if (v.kind !== 'partial') return;
+    expect(msgs(v.delivered)).to.deep.equal(['m0', 'm2']);
+    expect(msgs(v.refused!.events)).to.deep.equal(['m1']);
+    expect(v.refused!.reason.message).to.match(/InvalidParameterValue/);
+    expect(v.rest.entries).to.deep.equal([]);
+    expect(v.rest.events).to.deep.equal([]);
+    expect(msgs(req.events), 'the request is left as it was').to.deep.equal(['m0', 'm1', 'm2']);
   });
 
   it('mixed: sender faults refused, service faults resent, the rest delivered', () => {
     const req = request(4);
-    const refused: RefusedEntries[] = [];
-    const v = classifyBatchAnswer({ Successful: ok('3'), Failed: [fail('0', true), fail('1', false), fail('2', true)] }, req, (r) => refused.push(r));
+    const v = classifyBatchAnswer({ Successful: ok('3'), Failed: [fail('0', true), fail('1', false), fail('2', true)] }, req);
     expect(v.kind).to.equal('partial');
     if (v.kind !== 'partial') return;
     expect(msgs(v.delivered)).to.deep.equal(['m3']);
     expect(msgs(v.rest.events)).to.deep.equal(['m1']);
-    expect(refused.map((r) => msgs(r.events))).to.deep.equal([['m0', 'm2']]);
+    expect(msgs(v.refused!.events)).to.deep.equal(['m0', 'm2']);
+    expect(v.error.message).to.match(/InternalError/);
   });
 
-  it('every entry refused: ok with nothing delivered', () => {
+  it('every entry refused: nothing delivered, nothing left to send', () => {
     const req = request(2);
-    const refused: RefusedEntries[] = [];
-    expect(classifyBatchAnswer({ Successful: [], Failed: [fail('0', true), fail('1', true)] }, req, (r) => refused.push(r))).to.deep.equal({ kind: 'ok' });
-    expect(req.events).to.deep.equal([]);
-    expect(msgs(refused[0]!.events)).to.deep.equal(['m0', 'm1']);
+    const v = classifyBatchAnswer({ Successful: [], Failed: [fail('0', true), fail('1', true)] }, req);
+    expect(v.kind).to.equal('partial');
+    if (v.kind !== 'partial') return;
+    expect(v.delivered).to.deep.equal([]);
+    expect(v.rest.events).to.deep.equal([]);
+    expect(msgs(v.refused!.events)).to.deep.equal(['m0', 'm1']);
   });
 
   it('an entry the answer does not mention is sent again (at least once)', () => {
     const req = request(3);
-    const v = classifyBatchAnswer({ Successful: ok('0'), Failed: [] }, req, () => expect.fail('nothing refused'));
+    const v = classifyBatchAnswer({ Successful: ok('0'), Failed: [] }, req);
     expect(v.kind).to.equal('partial');
     if (v.kind !== 'partial') return;
+    expect(v.refused).to.equal(undefined);
     expect(msgs(v.rest.events)).to.deep.equal(['m1', 'm2']);
   });
 });

@@ -146,6 +146,36 @@ describe('connectors/sinks/cloudw_queue: sending to the queue emulator', functio
     expect(await sqs.depth(url)).to.deep.equal({ visible: 0, inFlight: 0 });
   });
 
+  it('one message refused for good (over the queue\'s MaximumMessageSize): rejected once, not sent again; the others delivered with their bytes', async () => {
+    const url = await queue('', { MaximumMessageSize: '1024' });
+    const ctx = testSinkContext('cloudw_queue');
+    const big = 'b'.repeat(2000);
+    const ds = await runSink(fast(queueConfig(proxy.url, url, { encoding: { codec: 'text' } })), of([log('first'), log(big), log('third')]), ctx);
+    expect(batches()).to.have.length(1);
+    expect(ds.map((d) => [d.status, d.events.map((e) => (e as LogEvent).fields.message), d.bytes])).to.deep.equal([
+      ['delivered', ['first', 'third'], 'first'.length + 'third'.length],
+      ['rejected', [big], 0],
+    ]);
+    expect(ctx.metric('component_errors_total', { error_type: 'request_failed' })).to.equal(1);
+    expect((await sqs.receive(url, 2)).map((m) => m.Body).sort()).to.deep.equal(['first', 'third']);
+    expect(await sqs.depth(url)).to.deep.equal({ visible: 0, inFlight: 0 });
+  });
+
+  it('one message refused for good, one failed by the service: only the failed one is sent again; each event settles once', async () => {
+    const url = await queue('', { MaximumMessageSize: '1024' });
+    const big = 'b'.repeat(2000);
+    proxy.fault = (c, i) => (c.operation === 'SendMessageBatch' && i === 0 ? { holdBack: ['3'] } : undefined);
+    const ds = await runSink(fast(queueConfig(proxy.url, url, { encoding: { codec: 'text' } })), of(['m0', big, 'm2', 'm3'].map((m) => log(m))));
+    expect(batches()).to.have.length(2);
+    expect(entries(1).map((e) => e.MessageBody)).to.deep.equal(['m3']);
+    expect(ds.map((d) => [d.status, d.events.map((e) => (e as LogEvent).fields.message)])).to.deep.equal([
+      ['delivered', ['m0', 'm2']],
+      ['rejected', [big]],
+      ['delivered', ['m3']],
+    ]);
+    expect((await sqs.receive(url, 3)).map((m) => m.Body).sort()).to.deep.equal(['m0', 'm2', 'm3']);
+  });
+
   for (const fault of ['throttle', 500, 503, 'reset', 'stall'] as const) {
     it(`fault "${fault}" on the first two calls: retried, every message arrives once`, async () => {
       const url = await queue();

@@ -6,6 +6,7 @@
 import { expect } from 'chai';
 import { gunzipSync } from 'node:zlib';
 import { of } from 'rxjs';
+import type { Delivery } from '../../../../lib/event.js';
 import { cloudwStreamHealthcheck } from '../../../../connectors/sinks/cloudw_stream/sink.js';
 import { testSinkContext } from '../../../helpers/sink-context.js';
 import { type KinesisFront, type Kinesalite, startKinesalite, startKinesisFront } from '../../../peers/kinesis-front.js';
@@ -23,6 +24,9 @@ describe('connectors/sinks/cloudw_stream: putting records on the stream emulator
     return name;
   };
   const sizes = () => front.puts.map((p) => p.records.length);
+  const messages = (events: readonly unknown[]) => events.map((e) => (e as ReturnType<typeof log>).fields.message);
+  const recordBytes = (records: readonly { data: Buffer; partitionKey: string }[]) => records.reduce((n, r) => n + r.data.length + Buffer.byteLength(r.partitionKey), 0);
+  const sentBytes = (ds: readonly Delivery[]) => ds.filter((d) => d.status === 'delivered').reduce((n, d) => n + d.bytes, 0);
   const stored = async (name: string) => (await kinesis.readAll(name)).map((r) => JSON.parse(r.data.toString('utf8')) as Record<string, unknown>);
 
   before(async () => {
@@ -144,9 +148,37 @@ describe('connectors/sinks/cloudw_stream: putting records on the stream emulator
     front.failRecords = (_, i) => (i === 0 ? new Map([[2, 'KMSAccessDeniedException']]) : undefined);
     const ds = await runSink(fast(streamConfig(front.url, name, { partition_key_field: 'message' })), of([log('a'), log('b'), log('c'), log('d')]), ctx);
     expect(count(ds, 'delivered')).to.equal(3);
-    expect(ds.filter((d) => d.status === 'rejected').flatMap((d) => d.events.map((e) => (e as ReturnType<typeof log>).fields.message))).to.deep.equal(['c']);
+    expect(ds.filter((d) => d.status === 'rejected').map((d) => messages(d.events)), 'one rejected delivery').to.deep.equal([['c']]);
     expect(sizes()).to.deep.equal([4]);
     expect(ctx.metric('component_errors_total', { error_type: 'record_refused' })).to.equal(1);
+    expect(ctx.metric('component_errors_total', { error_type: 'request_failed' })).to.equal(1);
+    // the bytes sent are those of the stored records: data plus key
+    expect(sentBytes(ds)).to.equal(recordBytes(front.puts[0]!.records.filter((_, i) => i !== 2)));
+    expect((await stored(name)).map((r) => r.message).sort()).to.deep.equal(['a', 'b', 'd']);
+  });
+
+  it('one record refused for good, one throttled, the others stored: the refused rejected once, only the throttled one sent again', async () => {
+    const name = await stream();
+    const ctx = testSinkContext('cloudw_stream');
+    front.failRecords = (_, i) =>
+      i === 0
+        ? new Map([
+            [1, 'KMSAccessDeniedException'],
+            [3, 'ProvisionedThroughputExceededException'],
+          ])
+        : undefined;
+    const ds = await runSink(fast(streamConfig(front.url, name, { partition_key_field: 'message' })), of(['a', 'b', 'c', 'd', 'e'].map((m) => log(m))), ctx);
+    expect(sizes()).to.deep.equal([5, 1]);
+    expect(front.puts[1]!.records.map((r) => r.partitionKey)).to.deep.equal(['d']);
+    expect(ds.map((d) => [d.status, messages(d.events)])).to.deep.equal([
+      ['delivered', ['a', 'c', 'e']],
+      ['rejected', ['b']],
+      ['delivered', ['d']],
+    ]);
+    expect(ds.map((d) => d.bytes)).to.deep.equal([recordBytes([0, 2, 4].map((i) => front.puts[0]!.records[i]!)), 0, recordBytes(front.puts[1]!.records)]);
+    expect(ctx.metric('component_errors_total', { error_type: 'record_refused' })).to.equal(1);
+    expect(ctx.metric('component_errors_total', { error_type: 'record_failed' })).to.equal(1);
+    expect((await stored(name)).map((r) => r.message).sort()).to.deep.equal(['a', 'c', 'd', 'e']);
   });
 
   it('wrong credentials: the front refuses the signature, nothing is retried or stored', async () => {
