@@ -8,6 +8,8 @@ import { catalog } from '../../../connectors/index.js';
 import { type ComponentConfig, type Config, buildConfig, readConfigFiles } from '../../../lib/config/load.js';
 import { type ConfigSource, expandGlob, resolveConfigSources } from '../../../lib/config/paths.js';
 import type { ConfigProblem } from '../../../lib/errors.js';
+import { buildGraph } from '../../../lib/topology/graph.js';
+import { runWeir } from '../../helpers/weir-process.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'weir-vector-compat-'));
 let n = 0;
@@ -62,11 +64,23 @@ describe('Vector configs run unchanged: options Vector accepts', () => {
     expect(options(c, 'two').healthcheck).to.deep.equal({ enabled: true });
   });
 
-  it('healthcheck.uri where the health check queries it (http); elsewhere a message saying it would not be used', async () => {
+  it('healthcheck.uri where the health check queries it (http); elsewhere accepted with one warning that it has no effect', async () => {
     const c = load(file('toml', SRC + `[sinks.h]\ntype = "http"\ninputs = ["gen"]\nuri = "http://127.0.0.1:9/"\nencoding.codec = "json"\nhealthcheck.uri = "http://127.0.0.1:9/health"\n`));
     expect(options(c, 'h').healthcheck).to.deep.equal({ enabled: true, uri: 'http://127.0.0.1:9/health' });
-    const { out } = await validate([file('toml', SRC + SINK + `healthcheck.uri = "http://127.0.0.1:9/health"\n`)]);
-    expect(out).to.include("sinks.out.healthcheck.uri: not used: this sink's health check does not query a URI").and.not.include('unknown option');
+    expect(buildGraph(c).graph!.warnings).to.deep.equal([]);
+    const ignored = file('toml', SRC + SINK + `healthcheck.uri = "http://127.0.0.1:9/health"\n`);
+    const { code, out } = await validate([ignored]);
+    expect(code, out).to.equal(0);
+    const warning = 'sinks.out.healthcheck.uri has no effect: the health check of a console sink queries no URI (Vector ignores it too)';
+    expect(out.split('\n').filter((l) => l.includes('healthcheck.uri'))).to.deep.equal([`~ ${warning}`]);
+    // the sink's check does not see it as a URI to query
+    expect(options(load(ignored), 'out').healthcheck).to.deep.equal({ enabled: true, ignored_uri: 'http://127.0.0.1:9/health' });
+    // the daemon runs the Vector config and says it once
+    const cfg = file('toml', `[sources.in]\ntype = "stdin"\n[sinks.out]\ntype = "blackhole"\ninputs = ["in"]\nhealthcheck.uri = "http://127.0.0.1:9/health"\n`);
+    const r = await runWeir(['--config', cfg], { input: 'a\nb\n' });
+    expect(r.code, r.stderr).to.equal(0);
+    expect(r.stderr.split('\n').filter((l) => l.includes('healthcheck.uri'))).to.have.length(1);
+    expect(r.stderr).to.include('sinks.out.healthcheck.uri has no effect: the health check of a blackhole sink queries no URI');
   });
 
   it('proxy.no_proxy may be one comma-separated string (globally and per sink)', () => {
