@@ -19,9 +19,6 @@ import { fail } from './errors.js';
  */
 export const MAX_DECODED_BYTES = 16 * 1024 * 1024;
 
-/** The cap the decoders of a program use: `maxBytes` (the global option), at most {@link MAX_DECODED_BYTES}. */
-export const decodedCap = (maxBytes: number): number => Math.min(maxBytes, MAX_DECODED_BYTES);
-
 /** Decompressed bytes, or the call's error: corrupt input (zlib's message) or output past the cap. */
 function inflate(v: string, algorithm: CompressionAlgorithm, maxBytes: number): string {
   try {
@@ -33,11 +30,12 @@ function inflate(v: string, algorithm: CompressionAlgorithm, maxBytes: number): 
   }
 }
 
+/** The limit as the function reference states it (docs/remap-functions.md is generated from the descriptions). */
 const limitNote = `fails with "decoded data exceeds the limit of N bytes" once the output passes ${MAX_DECODED_BYTES} bytes (16 MiB), or the global \`max_decompressed_bytes\` when that is lower`;
 
 /** decode_gzip and decode_zlib stopping at `maxBytes` of output, never more than {@link MAX_DECODED_BYTES}. */
 export function decoders(maxBytes: number): readonly FnDef[] {
-  const cap = decodedCap(maxBytes);
+  const cap = Math.min(maxBytes, MAX_DECODED_BYTES);
   return [
     defineFunction({
       name: 'decode_gzip',
