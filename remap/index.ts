@@ -12,8 +12,7 @@ import { AbortSignal, Ctx, ReturnSignal, VrlError } from './runtime.js';
 import { stdlib } from './stdlib/index.js';
 import { unusedWarnings } from './unused.js';
 import { resolveTimezone } from '../lib/time/strftime.js';
-import { DEFAULT_MAX_DECOMPRESSED_BYTES } from '../lib/net/compression.js';
-import { decoders } from './stdlib/encoding-compression.js';
+import { MAX_DECODED_BYTES, decoders } from './stdlib/encoding-compression.js';
 import { type EnrichmentTables, enrichmentFunctions } from './stdlib/enrichment.js';
 import { SECRET_FUNCTIONS, type Secrets, attachSecrets, secretsOf } from './stdlib/secrets.js';
 import type { Expr } from './ast.js';
@@ -39,7 +38,7 @@ export interface CompileOptions {
   readonly unusedCheck?: boolean;
   /** Where the `log` function writes (the remap transform passes its component logger). */
   readonly log?: (level: string, message: string) => void;
-  /** Most bytes decode_gzip and decode_zlib may produce; default the global `max_decompressed_bytes` default (100 MiB). */
+  /** The global `max_decompressed_bytes`: decode_gzip and decode_zlib produce at most this many bytes, and never more than 16 MiB (`MAX_DECODED_BYTES`). */
   readonly maxDecompressedBytes?: number;
   /** Tables the enrichment functions search (the top-level `enrichment_tables`, loaded); default none. */
   readonly enrichmentTables?: EnrichmentTables;
@@ -193,7 +192,8 @@ export function functionNames(): string[] {
 function withDecoders(options: CompileOptions): readonly FnDef[] | undefined {
   const cap = options.maxDecompressedBytes;
   const tables = options.enrichmentTables;
-  const ownCap = cap !== undefined && cap !== DEFAULT_MAX_DECOMPRESSED_BYTES;
+  // only a cap under the decoders' own needs decoders of its own
+  const ownCap = cap !== undefined && cap < MAX_DECODED_BYTES;
   if (!ownCap && (tables === undefined || tables.size === 0)) return options.functions;
   return [...(ownCap ? decoders(cap) : []), ...(tables && tables.size > 0 ? enrichmentFunctions(tables) : []), ...(options.functions ?? [])];
 }

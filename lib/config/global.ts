@@ -2,6 +2,7 @@
 import * as v from 'valibot';
 import { DEFAULT_MAX_DECOMPRESSED_BYTES } from '../net/compression.js';
 import { EnrichmentTablesSchema } from './enrichment-tables.js';
+import { LOG_NAMESPACE_UNSUPPORTED } from './log-namespace.js';
 import { posint, proxySchema } from './shared.js';
 
 /** A Vector switch weir accepts only in its off position (what weir does), naming the table otherwise. */
@@ -42,7 +43,7 @@ export const GlobalOptionsSchema = v.strictObject({
   /** Vector's `schema` table: weir keeps events in the legacy layout and tracks no schemas. */
   schema: v.optional(
     v.strictObject({
-      log_namespace: offOnly('schema.log_namespace (the Vector log namespace)'),
+      log_namespace: v.optional(v.pipe(v.boolean(), v.check((on) => !on, `schema.log_namespace ${LOG_NAMESPACE_UNSUPPORTED}`)), false),
       enabled: offOnly('schema.enabled (schema tracking)'),
       validation: offOnly('schema.validation (sink schema requirements)'),
     }),

@@ -12,6 +12,7 @@ import type { SinkEnvelope } from './shared.js';
 import { ConfigError, type ConfigProblem } from '../errors.js';
 import { GlobalOptionsSchema, type GlobalOptions, defaultGlobals } from './global.js';
 import { interpolate } from './interpolate.js';
+import { sourceLogNamespaceProblem, withoutLogNamespace } from './log-namespace.js';
 import { mapIssue, unknownHint } from './issues.js';
 import { type ConfigSource, formatOf, itemName } from './paths.js';
 import { type ConfigFormat, describeSyntaxError } from './syntax-error.js';
@@ -271,7 +272,13 @@ export function buildConfig(files: readonly RawConfigFile[], catalog: Catalog): 
       continue;
     }
     // an alias (Vector's type name) validates as the component's own type
-    const input = def.type === type ? raw : { ...(raw as Record<string, unknown>), type: def.type };
+    let input = def.type === type ? (raw as Record<string, unknown>) : { ...(raw as Record<string, unknown>), type: def.type };
+    if (kind === 'source' && Object.hasOwn(input, 'log_namespace')) {
+      // Vector's per-source log namespacing: false is what weir does, true is refused by name
+      const refused = sourceLogNamespaceProblem(input.log_namespace);
+      if (refused !== undefined) problems.push({ code: input.log_namespace === true ? 'WEIR_ERR_CONFIG_UNSUPPORTED' : 'WEIR_ERR_CONFIG_OPTION', file, component: where, path: 'log_namespace', message: refused });
+      input = withoutLogNamespace(input);
+    }
     const r = validateOptions(def.schema, input, kind, def.type);
     for (const m of r.problems) {
       const code = m.message.startsWith('not supported by weir yet') ? 'WEIR_ERR_CONFIG_UNSUPPORTED' : 'WEIR_ERR_CONFIG_OPTION';

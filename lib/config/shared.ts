@@ -174,8 +174,21 @@ export const acknowledgementsSchema = v.optional(v.strictObject({ enabled: v.opt
 /** `healthcheck` as Vector also writes it: a bare boolean means `enabled`. */
 const enabledFromBoolean = v.transform((x: unknown) => (typeof x === 'boolean' ? { enabled: x } : x));
 
-/** `healthcheck.enabled` (every sink); `healthcheck = true` is short for it. */
-export const healthcheckSchema = () => v.optional(v.pipe(v.unknown(), enabledFromBoolean, v.strictObject({ enabled: v.optional(v.boolean(), true) })), {});
+/**
+ * `healthcheck.enabled` (every sink); `healthcheck = true` is short for it. Vector takes `uri` on
+ * every sink and ignores it where the check queries none: it is accepted and kept as `ignored_uri`,
+ * which the graph turns into one warning.
+ */
+export const healthcheckSchema = () =>
+  v.optional(
+    v.pipe(
+      v.unknown(),
+      enabledFromBoolean,
+      v.strictObject({ enabled: v.optional(v.boolean(), true), uri: v.optional(v.pipe(v.string(), v.description('Accepted as Vector accepts it; no effect: this health check queries no URI.'))) }),
+      v.transform(({ enabled, uri }) => (uri === undefined ? { enabled } : { enabled, ignored_uri: uri })),
+    ),
+    {},
+  );
 /** `healthcheck.enabled` and `healthcheck.uri` for the sinks that take a URI; `healthcheck = true` is short for enabled. */
 export const healthcheckUriSchema = () =>
   v.optional(

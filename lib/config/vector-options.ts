@@ -12,15 +12,11 @@ const EVERY: Readonly<Record<ComponentKind, readonly string[]>> = {
   sink: ['healthcheck_uri', 'dangerously_allow_unconfined_template_resolution'],
 };
 
-/**
- * Vector options that weir refuses with their own message. Vector takes `healthcheck.uri` on
- * every sink but only the http sink's check queries it; elsewhere weir says so rather than
- * silently ignoring a URI the user expects to be checked.
- */
+/** Vector options that weir refuses with their own message. */
 const SPECIFIC: Readonly<Record<ComponentKind, Readonly<Record<string, string>>>> = {
   source: {},
   transform: {},
-  sink: { 'healthcheck.uri': "not used: this sink's health check does not query a URI (Vector ignores the option here); remove it" },
+  sink: {},
 };
 
 /** Option paths per weir type token. A listed path also covers the options below it. */

@@ -158,6 +158,12 @@ export function buildGraph(config: Config): { graph?: Graph; problems: ConfigPro
   for (const n of nodes.values()) for (const i of n.inputs) consumed.add(i.id);
   for (const o of outputs.values()) if (!consumed.has(o.id)) warnings.push(`output "${o.id}" has no consumers`);
 
+  // options Vector accepts and ignores: accepted, so a Vector config runs unchanged, and said once
+  for (const c of comps) {
+    const ignored = c.kind === 'sink' ? (c.options.healthcheck as { ignored_uri?: string } | undefined)?.ignored_uri : undefined;
+    if (ignored !== undefined) warnings.push(`sinks.${c.id}.healthcheck.uri has no effect: the health check of a ${c.def.type} sink queries no URI (Vector ignores it too)`);
+  }
+
   if (problems.length) return { problems };
   return { graph: { nodes, warnings }, problems };
 }

@@ -77,6 +77,14 @@ describe('peers: strict CloudWatch Logs server (official SDK client)', () => {
     expect(await put([{ timestamp: NOW, message: 'x' }], 'web-1', 'nogroup')).to.deep.equal({ name: 'ResourceNotFoundException', status: 400 });
     expect(await errorOf(c.send(new CreateLogGroupCommand({ logGroupName: 'app' })))).to.deep.equal({ name: 'ResourceAlreadyExistsException', status: 400 });
     expect(await put([{ timestamp: NOW, message: 'b' }, { timestamp: NOW - 1, message: 'a' }])).to.deep.equal({ name: 'InvalidParameterException', status: 400 });
+    const stored = logs.events('app', 'web-1').length;
+    const unordered = await c.send(new PutLogEventsCommand({ logGroupName: 'app', logStreamName: 'web-1', logEvents: [{ timestamp: NOW, message: 'b' }, { timestamp: NOW, message: 'c' }, { timestamp: NOW - 1, message: 'a' }] })).then(
+      () => undefined,
+      (err: Error) => err.message,
+    );
+    // the whole request is refused, with the service's own words, and nothing of it is stored
+    expect(unordered).to.equal('Log events in a single PutLogEvents request must be in chronological order.');
+    expect(logs.events('app', 'web-1').length).to.equal(stored);
     expect(await put([{ timestamp: NOW - 86_400_001, message: 'a' }, { timestamp: NOW, message: 'b' }])).to.deep.equal({ name: 'InvalidParameterException', status: 400 });
     expect(await put([{ timestamp: NOW, message: '' }])).to.deep.equal({ name: 'InvalidParameterException', status: 400 });
     const big = 'x'.repeat(100_000);

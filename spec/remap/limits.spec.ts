@@ -9,6 +9,7 @@ import type { Value } from '../../lib/value.js';
 import { compile } from '../../remap/index.js';
 import { MAX_KIND_DEPTH, MAX_KIND_SIZE } from '../../remap/kind.js';
 import { fromBytes } from '../../remap/stdlib/bytes.js';
+import { MAX_DECODED_BYTES } from '../../remap/stdlib/encoding-compression.js';
 
 const MiB = 1024 * 1024;
 
@@ -28,7 +29,7 @@ describe('remap limits', () => {
       expect(gzipBomb.length).to.be.below(100 * 1024);
       const before = process.memoryUsage().rss;
       const err = run('x, err = decode_gzip(string!(.data)); err', { data: gzipBomb }, { maxDecompressedBytes: MiB });
-      expect(err).to.equal(`function call error for "decode_gzip" at (9:36): unable to decode value with gzip decoder: decompressed size exceeds the limit of ${MiB} bytes`);
+      expect(err).to.equal(`function call error for "decode_gzip" at (9:36): unable to decode value with gzip decoder: decoded data exceeds the limit of ${MiB} bytes`);
       // the output stops within one zlib chunk of the cap: nowhere near the 64 MiB the bomb holds
       expect(process.memoryUsage().rss - before).to.be.below(32 * MiB);
     });
@@ -37,11 +38,37 @@ describe('remap limits', () => {
       expect(run('decode_zlib(string!(.data)) ?? "refused"', { data: zlibBomb }, { maxDecompressedBytes: MiB })).to.equal('refused');
     });
 
-    it('output up to the cap decodes; the default cap is the global default (100 MiB)', () => {
+    it('output up to the cap decodes; a lower global max_decompressed_bytes lowers the cap', () => {
       const small = fromBytes(gzipSync(Buffer.alloc(MiB, 0x61)));
       expect(run('length(decode_gzip!(string!(.data)))', { data: small }, { maxDecompressedBytes: MiB })).to.equal(MiB);
       expect(run('length(decode_gzip!(string!(.data)))', { data: small })).to.equal(MiB);
       expect(run('decode_gzip(string!(.data)) ?? "refused"', { data: small }, { maxDecompressedBytes: MiB - 1 })).to.equal('refused');
+    });
+
+    it('without a cap of its own, and with the global default (100 MiB) the remap transform passes, the 64 MiB bomb fails at 16 MiB', () => {
+      expect(MAX_DECODED_BYTES).to.equal(16 * MiB);
+      const limit = `decoded data exceeds the limit of ${16 * MiB} bytes`;
+      for (const options of [{}, { maxDecompressedBytes: 100 * MiB }]) {
+        const before = process.memoryUsage().rss;
+        expect(run('x, err = decode_gzip(string!(.data)); err', { data: gzipBomb }, options)).to.equal(`function call error for "decode_gzip" at (9:36): unable to decode value with gzip decoder: ${limit}`);
+        expect(run('x, err = decode_zlib(string!(.data)); err', { data: zlibBomb }, options)).to.equal(`function call error for "decode_zlib" at (9:36): unable to decode value with zlib decoder: ${limit}`);
+        // inflating the whole bomb holds 64 MiB of bytes and a 64 MiB string; the cap holds one chunk past 16 MiB
+        expect(process.memoryUsage().rss - before).to.be.below(64 * MiB);
+      }
+      // the error is one the program handles: the event goes on
+      expect(run('.x = decode_gzip(string!(.data)) ?? "too large"; .x', { data: gzipBomb })).to.equal('too large');
+    });
+
+    it('a 1 MiB bomb under the cap decodes to exactly its bytes; output of exactly 16 MiB decodes, one byte more fails', () => {
+      const zeros = Buffer.alloc(MiB);
+      const decoded = run('decode_gzip!(string!(.data))', { data: fromBytes(gzipSync(zeros, { level: 9 })) });
+      expect(decoded === fromBytes(zeros), 'decoded 1 MiB of zeros').to.equal(true);
+      const inflated = run('decode_zlib!(string!(.data))', { data: fromBytes(deflateSync(zeros, { level: 9 })) });
+      expect(inflated === fromBytes(zeros), 'inflated 1 MiB of zeros').to.equal(true);
+      const atCap = fromBytes(gzipSync(Buffer.alloc(16 * MiB, 0x61), { level: 9 }));
+      expect(run('length(decode_gzip!(string!(.data)))', { data: atCap })).to.equal(16 * MiB);
+      const overCap = fromBytes(gzipSync(Buffer.alloc(16 * MiB + 1, 0x61), { level: 9 }));
+      expect(run('decode_gzip(string!(.data)) ?? "refused"', { data: overCap })).to.equal('refused');
     });
 
     it('corrupt input keeps its error', () => {

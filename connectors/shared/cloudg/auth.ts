@@ -97,7 +97,7 @@ function tokenAuth(source: CredentialSource, tried: string[], what: string, make
       if (!t) throw new Error('no access token in the answer');
       return t;
     } catch (err) {
-      throw new CredentialsError(`no token from ${what}: ${(err as Error).message}`, [...tried, what]);
+      throw new CredentialsError(`no token from ${what}: ${(err as Error).message}`, [...tried, what], isPermanentTokenError(err));
     }
   };
   return {
@@ -118,12 +118,48 @@ function tokenAuth(source: CredentialSource, tried: string[], what: string, make
   };
 }
 
-/** No usable credentials; `tried` lists every source looked at, in order. */
+/**
+ * OAuth error codes of a token answer that the same request can never turn into a token (RFC 6749,
+ * section 5.2): the key, the client or the scope is refused, not the moment.
+ */
+const PERMANENT_OAUTH_ERRORS: ReadonlySet<string> = new Set(['invalid_grant', 'invalid_client', 'unauthorized_client', 'invalid_scope', 'unsupported_grant_type']);
+
+/** The OAuth `error` code of a token answer, whether the library parsed the JSON body or not. */
+function oauthErrorCode(data: unknown): string | undefined {
+  if (typeof data === 'string') {
+    try {
+      return oauthErrorCode(JSON.parse(data));
+    } catch {
+      return undefined;
+    }
+  }
+  const code = (data as { error?: unknown } | null | undefined)?.error;
+  return typeof code === 'string' ? code : undefined;
+}
+
+/**
+ * Whether a failed token fetch can never succeed with this configuration: the token endpoint (or
+ * metadata server) answered 401 or 403, or named a refused key, client or scope (`invalid_grant`
+ * for a key it does not know). Timeouts, resets and 5xx answers are not permanent.
+ */
+export function isPermanentTokenError(err: unknown): boolean {
+  const res = (err as { response?: { status?: unknown; data?: unknown } } | null | undefined)?.response;
+  if (res === undefined || res === null) return false;
+  if (res.status === 401 || res.status === 403) return true;
+  const code = oauthErrorCode(res.data);
+  return code !== undefined && PERMANENT_OAUTH_ERRORS.has(code);
+}
+
+/**
+ * No usable credentials; `tried` lists every source looked at, in order. `permanent`: the token
+ * endpoint refused these credentials for good, so requests waiting on them are rejected, not retried.
+ */
 export class CredentialsError extends Error {
   override readonly name = 'CredentialsError';
   constructor(
     message: string,
     readonly tried: readonly string[],
+    readonly permanent = false,
   ) {
     super(`${message} (tried: ${tried.join(', ')})`);
   }

@@ -37,8 +37,12 @@ export function cloudgVerdict<R>(auth: CloudgAuth): (res: { readonly status: num
   };
 }
 
-/** Transport errors, and a token that could not be fetched (the token endpoint may come back), are retried. */
-export const isRetriableCloudgError = (err: unknown): boolean => isRetriableTransportError(err) || err instanceof CredentialsError;
+/**
+ * Transport errors, and a token that could not be fetched for now (the token endpoint may come
+ * back), are retried; credentials the token endpoint refused for good are not, so their events are
+ * rejected and a shutdown does not wait on an exchange that cannot succeed.
+ */
+export const isRetriableCloudgError = (err: unknown): boolean => (err instanceof CredentialsError ? !err.permanent : isRetriableTransportError(err));
 
 /**
  * As Vector checks: one request, never retried, after the credentials gave a token.

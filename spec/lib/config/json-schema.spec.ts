@@ -58,7 +58,11 @@ describe('toJsonSchema', () => {
   it("Vector's shorthand forms: the table, or any value that is not a table", () => {
     const health = toJsonSchema(healthcheckSchema());
     expect(health.anyOf).to.deep.equal([
-      { type: 'object', properties: { enabled: { type: 'boolean', default: true } }, additionalProperties: false },
+      {
+        type: 'object',
+        properties: { enabled: { type: 'boolean', default: true }, uri: { type: 'string', description: 'Accepted as Vector accepts it; no effect: this health check queries no URI.' } },
+        additionalProperties: false,
+      },
       { not: { type: 'object' } },
     ]);
     const buffer = toJsonSchema(bufferSchema()) as { anyOf: { properties: Record<string, unknown> }[] };

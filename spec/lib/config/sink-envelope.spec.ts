@@ -38,7 +38,9 @@ describe('sink envelope', () => {
     const plain = sinkObject('x', {});
     const disk_v1 = { type: 'x', inputs: ['a'], buffer: { type: 'disk_v1', max_size: 300_000_000 } };
     expect(issues(plain, { type: 'x', inputs: ['a'], proxy: { enabled: false } })[0]).to.match(/^proxy: /);
-    expect(issues(plain, { type: 'x', inputs: ['a'], healthcheck: { uri: 'http://h/' } })[0]).to.match(/^healthcheck\.uri: /);
+    // Vector takes healthcheck.uri on every sink; where the check queries none it is kept aside, unused
+    expect(v.parse(plain, { type: 'x', inputs: ['a'], healthcheck: { uri: 'http://h/' } }).healthcheck).to.deep.equal({ enabled: true, ignored_uri: 'http://h/' });
+    expect(issues(plain, { type: 'x', inputs: ['a'], healthcheck: { url: 'http://h/' } })[0]).to.match(/^healthcheck\.url: /);
     expect(issues(plain, disk_v1)[0]).to.match(/^buffer\.type: /);
 
     const rich = sinkObject('x', {}, { proxy: true, healthcheckUri: true, allowDiskV1: true });

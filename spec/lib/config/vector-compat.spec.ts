@@ -8,6 +8,8 @@ import { catalog } from '../../../connectors/index.js';
 import { type ComponentConfig, type Config, buildConfig, readConfigFiles } from '../../../lib/config/load.js';
 import { type ConfigSource, expandGlob, resolveConfigSources } from '../../../lib/config/paths.js';
 import type { ConfigProblem } from '../../../lib/errors.js';
+import { buildGraph } from '../../../lib/topology/graph.js';
+import { runWeir } from '../../helpers/weir-process.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'weir-vector-compat-'));
 let n = 0;
@@ -62,11 +64,23 @@ describe('Vector configs run unchanged: options Vector accepts', () => {
     expect(options(c, 'two').healthcheck).to.deep.equal({ enabled: true });
   });
 
-  it('healthcheck.uri where the health check queries it (http); elsewhere a message saying it would not be used', async () => {
+  it('healthcheck.uri where the health check queries it (http); elsewhere accepted with one warning that it has no effect', async () => {
     const c = load(file('toml', SRC + `[sinks.h]\ntype = "http"\ninputs = ["gen"]\nuri = "http://127.0.0.1:9/"\nencoding.codec = "json"\nhealthcheck.uri = "http://127.0.0.1:9/health"\n`));
     expect(options(c, 'h').healthcheck).to.deep.equal({ enabled: true, uri: 'http://127.0.0.1:9/health' });
-    const { out } = await validate([file('toml', SRC + SINK + `healthcheck.uri = "http://127.0.0.1:9/health"\n`)]);
-    expect(out).to.include("sinks.out.healthcheck.uri: not used: this sink's health check does not query a URI").and.not.include('unknown option');
+    expect(buildGraph(c).graph!.warnings).to.deep.equal([]);
+    const ignored = file('toml', SRC + SINK + `healthcheck.uri = "http://127.0.0.1:9/health"\n`);
+    const { code, out } = await validate([ignored]);
+    expect(code, out).to.equal(0);
+    const warning = 'sinks.out.healthcheck.uri has no effect: the health check of a console sink queries no URI (Vector ignores it too)';
+    expect(out.split('\n').filter((l) => l.includes('healthcheck.uri'))).to.deep.equal([`~ ${warning}`]);
+    // the sink's check does not see it as a URI to query
+    expect(options(load(ignored), 'out').healthcheck).to.deep.equal({ enabled: true, ignored_uri: 'http://127.0.0.1:9/health' });
+    // the daemon runs the Vector config and says it once
+    const cfg = file('toml', `[sources.in]\ntype = "stdin"\n[sinks.out]\ntype = "blackhole"\ninputs = ["in"]\nhealthcheck.uri = "http://127.0.0.1:9/health"\n`);
+    const r = await runWeir(['--config', cfg], { input: 'a\nb\n' });
+    expect(r.code, r.stderr).to.equal(0);
+    expect(r.stderr.split('\n').filter((l) => l.includes('healthcheck.uri'))).to.have.length(1);
+    expect(r.stderr).to.include('sinks.out.healthcheck.uri has no effect: the health check of a blackhole sink queries no URI');
   });
 
   it('proxy.no_proxy may be one comma-separated string (globally and per sink)', () => {
@@ -135,8 +149,29 @@ describe('Vector configs run unchanged: options Vector accepts', () => {
     expect(c.globals.schema.log_namespace).to.equal(false);
     const { code, out } = await validate([file('toml', `schema.log_namespace = true\ntelemetry.tags.emit_source = true\n` + SRC + SINK)]);
     expect(code).to.equal(78);
-    expect(out).to.include('schema.log_namespace: schema.log_namespace (the Vector log namespace) is not supported by weir yet');
+    expect(out).to.include("schema.log_namespace: schema.log_namespace = true (Vector's log namespacing) is not supported by weir yet");
     expect(out).to.include('telemetry.tags.emit_source: telemetry.tags.emit_source (the source tag on component metrics) is not supported by weir yet');
+  });
+
+  it('log namespacing: false (the legacy layout) loads, globally and per source; true is refused saying what it would change', async () => {
+    const off = load(file('toml', `schema.log_namespace = false\n[sources.gen]\ntype = "demo_logs"\nformat = "json"\nlog_namespace = false\n[sources.in]\ntype = "stdin"\nlog_namespace = false\n` + SINK));
+    expect(off.globals.schema.log_namespace).to.equal(false);
+    // the source's own options are what they are without it
+    expect(options(off, 'in')).to.not.have.property('log_namespace');
+    expect(options(off, 'gen').format).to.equal('json');
+    expect(load(file('toml', SRC + SINK)).globals.schema.log_namespace).to.equal(false);
+
+    const what = "= true (Vector's log namespacing) is not supported by weir yet: it would move the fields a source adds (timestamp, host, source_type and the like) into event metadata and make the decoded `message` the root of the event instead of a field; weir keeps the legacy layout. Set it to false or leave it out";
+    const global = await validate([file('toml', `schema.log_namespace = true\n` + SRC + SINK)]);
+    expect(global.code).to.equal(78);
+    expect(global.out).to.include(`schema.log_namespace: schema.log_namespace ${what}`);
+    const source = await validate([file('toml', `[sources.gen]\ntype = "demo_logs"\nformat = "json"\nlog_namespace = true\n` + SINK)]);
+    expect(source.code).to.equal(78);
+    expect(source.out).to.include(`sources.gen.log_namespace: log_namespace ${what} [WEIR_ERR_CONFIG_UNSUPPORTED]`);
+    expect(source.out).to.not.include('unknown option');
+    const wrong = await validate([file('toml', `[sources.gen]\ntype = "demo_logs"\nformat = "json"\nlog_namespace = "vector"\n` + SINK)]);
+    expect(wrong.code).to.equal(78);
+    expect(wrong.out).to.include('sources.gen.log_namespace: must be a boolean (false, the legacy layout, is the only value weir supports); got "vector"');
   });
 
   it('geoip enrichment tables and secret are named as not supported yet, not as unknown options', async () => {
@@ -158,7 +193,7 @@ describe('Vector configs run unchanged: options Vector accepts', () => {
       file('toml', SRC + `log_namespace = true\n` + `[transforms.r]\ntype = "reduce"\ninputs = ["gen"]\nend_every_period_ms = 1000\n` + SINK + `bogus = 1\n`),
     ]);
     expect(code).to.equal(78);
-    expect(out).to.include('sources.gen.log_namespace: not supported by weir yet (a Vector option weir does not implement) [WEIR_ERR_CONFIG_UNSUPPORTED]');
+    expect(out).to.include("sources.gen.log_namespace: log_namespace = true (Vector's log namespacing) is not supported by weir yet");
     expect(out).to.include('transforms.r.end_every_period_ms: not supported by weir yet');
     expect(out).to.include('sinks.out.bogus: unknown option');
   });

@@ -4,7 +4,8 @@ import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { SCOPES, createCloudgAuth } from '../../../../connectors/shared/cloudg/auth.js';
+import { CredentialsError, SCOPES, createCloudgAuth } from '../../../../connectors/shared/cloudg/auth.js';
+import { isRetriableCloudgError } from '../../../../connectors/shared/cloudg/service.js';
 import { makeTestCerts } from '../../../helpers/certs.js';
 import { freePort } from '../../../helpers/free-port.js';
 import { type GoogleTokenPeer, type TestServiceAccount, generateServiceAccount, startGoogleTokenPeer } from '../../../peers/google-token.js';
@@ -49,6 +50,31 @@ describe('connectors/shared/cloudg: credentials in the spec order, tokens from g
     const forgedFile = generateServiceAccount(account.email).writeKeyFile(tmp, peer.tokenUri, 'forged.json');
     const err2 = await createCloudgAuth({ credentials_path: forgedFile }, SCOPES.pubsub, {}).check().then(() => undefined, (e: Error) => e);
     expect(err2?.message).to.include('Invalid JWT Signature');
+  });
+
+  it('a key refused for good (invalid_grant) is a permanent failure, not retried; a token endpoint down or answering 5xx is retried', async () => {
+    const stranger = generateServiceAccount('refused@weir-test.iam.gserviceaccount.com');
+    const refused = await createCloudgAuth({ credentials_path: stranger.writeKeyFile(tmp, peer.tokenUri, 'refused.json') }, SCOPES.pubsub, {})
+      .headers()
+      .then(() => undefined, (e: unknown) => e);
+    expect(refused).to.be.instanceOf(CredentialsError);
+    expect((refused as CredentialsError).permanent).to.equal(true);
+    expect(isRetriableCloudgError(refused)).to.equal(false);
+    // the trusted key, but the endpoint fails for a moment: worth another attempt
+    peer.http.fault = () => 503;
+    const busy = await createCloudgAuth({ credentials_path: keyFile }, SCOPES.pubsub, {})
+      .check()
+      .then(() => undefined, (e: unknown) => e)
+      .finally(() => (peer.http.fault = undefined));
+    expect(busy).to.be.instanceOf(CredentialsError);
+    expect((busy as CredentialsError).permanent).to.equal(false);
+    expect(isRetriableCloudgError(busy)).to.equal(true);
+    const closed = await freePort();
+    const down = await createCloudgAuth({ credentials_path: account.writeKeyFile(tmp, `http://127.0.0.1:${closed}/token`, 'down.json') }, SCOPES.pubsub, {})
+      .check()
+      .then(() => undefined, (e: unknown) => e);
+    expect((down as CredentialsError).permanent).to.equal(false);
+    expect(isRetriableCloudgError(down)).to.equal(true);
   });
 
   it('an unreadable or foreign key file fails the check, naming it', async () => {

@@ -138,6 +138,32 @@ describe('connectors/sinks/cloudw_monitor_logs: the sink against a strict CloudW
     expect(peer.puts.length).to.equal(3);
   });
 
+  it('a shuffled 40-event run: every call is sorted within itself, so the strict server refuses none', async () => {
+    peer.createStream('app', 'web');
+    // 40 events over 39 hours, two at each time, in a fixed shuffled order (a seeded LCG)
+    const times = Array.from({ length: 40 }, (_, i) => now - (39 - i) * HOUR - (i % 2 === 0 ? 0 : HOUR));
+    const order = times.map((_, i) => i);
+    let seed = 20261207;
+    for (let i = order.length - 1; i > 0; i--) {
+      seed = (seed * 1_103_515_245 + 12_345) % 2_147_483_648;
+      const j = seed % (i + 1);
+      [order[i], order[j]] = [order[j]!, order[i]!];
+    }
+    const events = order.map((i) => log(`e${i}`, times[i]!));
+    expect(order.some((i, k) => k > 0 && times[i]! < times[order[k - 1]!]!)).to.equal(true);
+    const ds = await runSink(config({ encoding: { codec: 'text' }, batch: { max_events: 9 } }), of(events));
+    expect(count(ds, 'delivered')).to.equal(40);
+    expect(count(ds, 'rejected') + count(ds, 'errored')).to.equal(0);
+    const sent = peer.requests.filter((r) => operation(r.headers) === 'PutLogEvents');
+    // every PutLogEvents the sink sent was accepted: none came back as InvalidParameterException
+    expect(sent.length).to.equal(peer.puts.length);
+    for (const p of peer.puts) {
+      for (let i = 1; i < p.events.length; i++) expect(p.events[i]!.timestamp).to.be.at.least(p.events[i - 1]!.timestamp);
+      expect(p.events.at(-1)!.timestamp - p.events[0]!.timestamp).to.be.below(24 * HOUR);
+    }
+    expect(peer.events('app', 'web').map((e) => e.message).sort()).to.deep.equal(times.map((_, i) => `e${i}`).sort());
+  });
+
   it('batch.max_bytes counts message bytes + 26: 1,048,576 bytes of 4 KiB events make calls the server takes', async () => {
     peer.createStream('app', 'web');
     const message = 'x'.repeat(4096 - 26 - 2);
