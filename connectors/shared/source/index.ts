@@ -1,7 +1,7 @@
 /** The source skeleton and its parts: every source is built from these (see run.ts). */
 export { BatchWindow, type WindowFlush } from './batch-window.js';
 export { OrderedSettlement } from './ordered.js';
-export { SourceOutput, type Settled, type SourceOutputOptions } from './output.js';
+export { type Settled, type SettledPart, SourceOutput, type SourceOutputOptions } from './output.js';
 export { type Pausable, type PauseWhileClosed, pauseWhileClosed } from './pause-while-closed.js';
 export { pullEvery } from './pull.js';
 export { type RunningSource, runSource } from './run.js';

@@ -21,6 +21,14 @@ export interface SourceOutputOptions {
   readonly protocol?: string | undefined;
   /** Field whose timestamp gives the lag; none: the source records no lag. */
   readonly lagKey?: string | undefined;
+  /** Waits for delivery even when no sink asks (a source's own `acknowledgements.enabled`). */
+  readonly acknowledgements?: boolean | undefined;
+}
+
+/** A part of a batch that settles on its own (one queue message's events). */
+export interface SettledPart {
+  readonly events: EventBatch;
+  readonly settled: Settled;
 }
 
 /** One source subscription's output: accounting, emission and settlement. */
@@ -37,7 +45,7 @@ export class SourceOutput {
   ) {
     this.bytes = ctx.telemetry.counter('component_received_bytes_total', options.protocol !== undefined ? { protocol: options.protocol } : undefined);
     this.lag = options.lagKey !== undefined ? ctx.telemetry.histogram('source_lag_time_seconds') : undefined;
-    this.acknowledges = ctx.acknowledgements;
+    this.acknowledges = ctx.acknowledgements || options.acknowledgements === true;
   }
 
   /** False while a blocking buffer downstream is full: a push source pauses, a pull source waits. */
@@ -80,6 +88,24 @@ export class SourceOutput {
       return 'delivered';
     }
     return new Promise((resolve) => this.emitSettled(batch, resolve));
+  }
+
+  /**
+   * Emits the parts as one batch; each part settles on its own (unordered settlement: a queue
+   * deletes each message once its own events were delivered). Without acknowledgements every
+   * part settles `delivered` right after the emission; a part with no event settles at once.
+   */
+  emitEach(parts: readonly SettledPart[]): void {
+    const batch: EventBatch = [];
+    for (const part of parts) {
+      if (part.events.length === 0) part.settled('delivered');
+      else {
+        if (this.acknowledges) attachNotifier(part.events, new BatchNotifier(part.settled));
+        for (let i = 0; i < part.events.length; i++) batch.push(part.events[i]!);
+      }
+    }
+    this.emit(batch);
+    if (!this.acknowledges) for (const part of parts) if (part.events.length > 0) part.settled('delivered');
   }
 
   /** The source ended by itself (end of input). */

@@ -11,12 +11,12 @@
  * (empty, every frame discarded or undecodable) is deleted: it would never yield one.
  */
 import type { Message, SQSClient } from '@aws-sdk/client-sqs';
-import { Observable } from 'rxjs';
-import { receivedBytesCounter } from '../../../lib/codecs/index.js';
+import { type Observable, Subject, defer, merge, takeUntil } from 'rxjs';
 import type { SourceContext } from '../../../lib/component.js';
-import { BatchNotifier, type Event, type EventBatch, attachNotifier } from '../../../lib/event.js';
-import { waitOpen } from '../../../lib/gate.js';
+import type { DeliveryStatus, Event, EventBatch } from '../../../lib/event.js';
+import { pullWhile } from '../../../lib/gate.js';
 import { cloudwClientConfig } from '../../shared/cloudw/client.js';
+import { type SettledPart, type SourceOutput, runSource } from '../../shared/source/index.js';
 import type { CloudwQueueSourceConfig } from './config.js';
 import { createMessageDecoder, sentTimestamp } from './decode.js';
 import { createDeleter } from './deleter.js';
@@ -36,102 +36,139 @@ const RECEIVE_GRACE_MS = 30_000;
 
 /** Builds the source; `client` replaces the one made from the options (tests). */
 export function buildCloudwQueueSource(config: CloudwQueueSourceConfig, ctx: SourceContext, client?: SQSClient): Observable<EventBatch> {
-  return new Observable<EventBatch>((subscriber) => {
+  // a sink downstream asks for acknowledgements, or the source's own (older) switch does
+  return runSource(ctx, { acknowledgements: config.acknowledgements.enabled === true }, (out) => {
     const sqs = client ?? new (sqsSdk().SQSClient)(cloudwClientConfig(config, ctx));
-    const events = new QueueSourceEvents(ctx);
-    const decode = createMessageDecoder(config, ctx);
-    const deleter = createDeleter(sqs, config.queue_url, events, DELETE_TIMEOUT_MS);
-    const receivedBytes = receivedBytesCounter(ctx);
-    // a sink downstream asks for acknowledgements, or the source's own (older) switch does
-    const waitsForDelivery = ctx.acknowledgements || config.acknowledgements.enabled === true;
-    const stop = new AbortController();
-    let unsettled = 0;
-    let closed = false;
-    /** The client is kept after unsubscribe until the last notifier settled and its delete went out. */
-    const release = () => {
-      if (!closed || unsettled > 0 || client) return;
-      void deleter.idle().then(() => sqs.destroy());
-    };
-    const settled = (handle: string) => (status: string) => {
-      unsettled--;
-      if (status === 'delivered') deleter.add(handle);
-      else events.keptForRedelivery(status);
-      release();
-    };
-
-    /** Decodes one answer into a batch; returns the handles to delete now (acks off, or messages with no event). */
-    const take = (messages: readonly Message[]): { batch: Event[]; deleteNow: string[] } => {
-      const batch: Event[] = [];
-      const deleteNow: string[] = [];
-      const now = ctx.scheduler.now();
-      for (const m of messages) {
-        // a message without a body yields nothing and is left alone
-        if (m.Body === undefined || m.ReceiptHandle === undefined) continue;
-        const body = Buffer.from(m.Body, 'utf8');
-        receivedBytes.add(body.length);
-        const start = batch.length;
-        const n = decode(body, sentTimestamp(m.Attributes, now), batch);
-        if (n > 0 && waitsForDelivery) {
-          unsettled++;
-          attachNotifier(batch.slice(start), new BatchNotifier(config.delete_message ? settled(m.ReceiptHandle) : () => (unsettled--, release())));
-        } else if (config.delete_message) deleteNow.push(m.ReceiptHandle);
-      }
-      return { batch, deleteNow };
-    };
-
-    const pause = (ms: number) =>
-      new Promise<void>((resolve) => {
-        const action = ctx.scheduler.schedule(() => resolve(), ms);
-        stop.signal.addEventListener('abort', () => (action.unsubscribe(), resolve()), { once: true });
-      });
-
-    const stopped = new Promise<void>((resolve) => stop.signal.addEventListener('abort', () => resolve(), { once: true }));
-    const loop = async () => {
-      let failures = 0;
-      while (!stop.signal.aborted) {
-        const gate = waitOpen(ctx.out);
-        if (gate) await Promise.race([gate, stopped]);
-        if (stop.signal.aborted) return;
-        let messages: Message[];
-        try {
-          const res = await sqs.send(
-            new (sqsSdk().ReceiveMessageCommand)({
-              QueueUrl: config.queue_url,
-              MaxNumberOfMessages: MAX_MESSAGES,
-              WaitTimeSeconds: config.poll_secs,
-              VisibilityTimeout: config.visibility_timeout_secs,
-              MessageSystemAttributeNames: ['SentTimestamp'],
-            }),
-            { abortSignal: AbortSignal.any([stop.signal, AbortSignal.timeout(config.poll_secs * 1000 + RECEIVE_GRACE_MS)]) },
-          );
-          messages = res.Messages ?? [];
-          failures = 0;
-        } catch (err) {
-          if (stop.signal.aborted) return;
-          const wait = retryDelayMs(failures++);
-          events.receiveFailed(err, wait);
-          await pause(wait);
-          continue;
-        }
-        if (messages.length === 0) continue;
-        const { batch, deleteNow } = take(messages);
-        if (batch.length > 0) subscriber.next(batch);
-        // acks off: the events are in the buffers downstream now
-        for (const h of deleteNow) deleter.add(h);
-      }
-    };
-
-    const loops = Array.from({ length: config.client_concurrency }, () => loop());
-    // shutdown: a receive under way is aborted (its messages come back after their visibility timeout)
-    const shutdown = ctx.shutdown$.subscribe(() => {
-      stop.abort();
-      void Promise.all(loops).then(() => subscriber.complete());
-    });
-    return () => {
-      shutdown.unsubscribe();
-      stop.abort();
-      closed = true;
-      release();
+    const queue = new QueueReceiver(config, ctx, out, sqs, client !== undefined);
+    const stop$ = new Subject<void>();
+    const loops = merge(...Array.from({ length: config.client_concurrency }, () => queue.loop())).pipe(takeUntil(stop$));
+    let drained!: () => void;
+    const done = new Promise<void>((resolve) => (drained = resolve));
+    const sub = loops.subscribe({ next: (parts) => out.emitEach(parts), complete: () => drained() });
+    return {
+      // a receive under way is aborted: its messages come back after their visibility timeout
+      drain: () => {
+        queue.abort();
+        stop$.next();
+        return done;
+      },
+      close: () => {
+        sub.unsubscribe();
+        queue.abort();
+        queue.close();
+      },
     };
   });
+}
+
+/** The receive loops' shared state: the client, the deleter and the messages awaiting delivery. */
+class QueueReceiver {
+  private readonly events: QueueSourceEvents;
+  private readonly decode: ReturnType<typeof createMessageDecoder>;
+  private readonly deleter: ReturnType<typeof createDeleter>;
+  private readonly stop = new AbortController();
+  private unsettled = 0;
+  private closed = false;
+
+  constructor(
+    private readonly config: CloudwQueueSourceConfig,
+    private readonly ctx: SourceContext,
+    private readonly out: SourceOutput,
+    private readonly sqs: SQSClient,
+    /** A client given by the caller stays open: the caller owns it. */
+    private readonly borrowed: boolean,
+  ) {
+    this.events = new QueueSourceEvents(ctx);
+    this.decode = createMessageDecoder(config, ctx);
+    this.deleter = createDeleter(sqs, config.queue_url, this.events, DELETE_TIMEOUT_MS);
+  }
+
+  /** One receive loop: asks again only while the output gate is open; failures back off. */
+  loop(): Observable<SettledPart[]> {
+    let failures = 0;
+    return pullWhile(
+      () =>
+        defer(async () => {
+          if (this.stop.signal.aborted) return undefined;
+          try {
+            const messages = await this.receive();
+            failures = 0;
+            return messages.length === 0 ? undefined : this.parts(messages);
+          } catch (err) {
+            if (this.stop.signal.aborted) return undefined;
+            const wait = retryDelayMs(failures++);
+            this.events.receiveFailed(err, wait);
+            await this.pause(wait);
+            return undefined;
+          }
+        }),
+      this.ctx.out,
+    );
+  }
+
+  abort(): void {
+    this.stop.abort();
+  }
+
+  /** The client is kept after teardown until the last message settled and its delete went out. */
+  close(): void {
+    this.closed = true;
+    this.release();
+  }
+
+  private release(): void {
+    if (!this.closed || this.unsettled > 0 || this.borrowed) return;
+    void this.deleter.idle().then(() => this.sqs.destroy());
+  }
+
+  private async receive(): Promise<Message[]> {
+    const { poll_secs: pollSecs } = this.config;
+    const res = await this.sqs.send(
+      new (sqsSdk().ReceiveMessageCommand)({
+        QueueUrl: this.config.queue_url,
+        MaxNumberOfMessages: MAX_MESSAGES,
+        WaitTimeSeconds: pollSecs,
+        VisibilityTimeout: this.config.visibility_timeout_secs,
+        MessageSystemAttributeNames: ['SentTimestamp'],
+      }),
+      { abortSignal: AbortSignal.any([this.stop.signal, AbortSignal.timeout(pollSecs * 1000 + RECEIVE_GRACE_MS)]) },
+    );
+    return res.Messages ?? [];
+  }
+
+  /**
+   * Each message's events settle on their own: delivered → deleted (when `delete_message`);
+   * otherwise kept, to come back after the visibility timeout. A message whose body yields no
+   * event is deleted: it would never yield one.
+   */
+  private parts(messages: readonly Message[]): SettledPart[] {
+    const parts: SettledPart[] = [];
+    const now = this.ctx.scheduler.now();
+    for (const m of messages) {
+      // a message without a body yields nothing and is left alone
+      if (m.Body === undefined || m.ReceiptHandle === undefined) continue;
+      const body = Buffer.from(m.Body, 'utf8');
+      this.out.received(body.length);
+      const events: Event[] = [];
+      this.decode(body, sentTimestamp(m.Attributes, now), events);
+      const handle = m.ReceiptHandle;
+      this.unsettled++;
+      parts.push({ events, settled: (status) => this.settled(handle, status) });
+    }
+    return parts;
+  }
+
+  private settled(handle: string, status: DeliveryStatus): void {
+    this.unsettled--;
+    if (status !== 'delivered') this.events.keptForRedelivery(status);
+    else if (this.config.delete_message) this.deleter.add(handle);
+    this.release();
+  }
+
+  private pause(ms: number): Promise<void> {
+    return new Promise<void>((resolve) => {
+      const action = this.ctx.scheduler.schedule(() => resolve(), ms);
+      this.stop.signal.addEventListener('abort', () => (action.unsubscribe(), resolve()), { once: true });
+    });
+  }
 }
