@@ -21,8 +21,11 @@ import { query, variable } from './compile/queries.js';
 import { type Compiled, type CompiledProgram, type Run, Scope, Skip, TypeState } from './compile/state.js';
 import { sequence } from './compile/values.js';
 
+/** Path reads and writes on values (a missing segment reads as undefined; writes create containers). */
 export { readPath, writePath } from './compile/paths.js';
+/** Compile-time kinds of the event, the metadata and the variables. */
 export { TypeState } from './compile/state.js';
+/** The compiler's options and output, and the shape of a compiled closure. */
 export type { CompiledProgram, CompilerOptions, ReadOnlyPath, Run } from './compile/state.js';
 
 /** Compiles one node of a given expression kind. */
@@ -70,6 +73,7 @@ export class Compiler extends CompileContext {
     return { run, slots: this.slotNames.length, kind, warnings: this.warnings, mutatesExternal: this.mutatesExternal, abortable: this.abortable, abortsAfterWrite: this.abortsAfterWrite };
   }
 
+  /** One table lookup per node, at compile time only. */
   protected override compileNode(e: Expr, st: TypeState, sc: Scope): Compiled {
     return (NODES[e.k] as NodeCompiler<Expr>)(this, e, st, sc);
   }

@@ -54,12 +54,12 @@ function ordering(cx: CompileContext, l: Left, st: TypeState, sc: Scope): Compil
   const rhs = cx.expr(l.e.rhs, st, sc);
   const lrun = l.lhs.run;
   const rrun = rhs.run;
-  const op = l.e.op;
+  const opcode = l.e.op;
   const lk = l.lhs.kind;
   const rk = rhs.kind;
   const ok = (lk.isOnly(K.BYTES) && rk.isOnly(K.BYTES)) || (lk.isOnly(K.TIMESTAMP) && rk.isOnly(K.TIMESTAMP));
   const fallible = l.lhs.fallible || rhs.fallible || (!ok && (fallUnless(lk, K.INTEGER | K.FLOAT) || fallUnless(rk, K.INTEGER | K.FLOAT)));
-  return opResult(cx, l.pre, (ctx) => opCompare(lrun(ctx), rrun(ctx), op), K.K_BOOLEAN, fallible);
+  return opResult(cx, l.pre, (ctx) => opCompare(lrun(ctx), rrun(ctx), opcode), K.K_BOOLEAN, fallible);
 }
 
 /** `|`: merges two objects (E652 when either side can never be one); `|=` merges into the target in place. */
