@@ -3,13 +3,14 @@
  * line goes through the source's framing and decoding, and events carry the global log_schema's
  * field names; `host` and `service` are added where the decoded event has none (as Vector).
  */
-import { Observable } from 'rxjs';
+import { Observable, type Observable as Obs, of, takeWhile } from 'rxjs';
 import { streamDecoderFactory } from '../../../lib/codecs/index.js';
 import type { SourceContext } from '../../../lib/component.js';
 import { type Event, type EventBatch, EventMetadata, LogEvent } from '../../../lib/event.js';
-import { waitOpen } from '../../../lib/gate.js';
+import { pullWhile } from '../../../lib/gate.js';
 import type { ObjectValue } from '../../../lib/value.js';
 import { Timestamp } from '../../../lib/value.js';
+import { pullEvery, runSource } from '../../shared/source/index.js';
 import type { DemoLogsConfig } from './config.js';
 import { type DemoFormat, demoLine } from './lines.js';
 
@@ -52,8 +53,8 @@ function decodedEvents(config: DemoLogsConfig, ctx: SourceContext): MakeEvents {
 }
 
 /** Builds the source. */
-export function buildDemoLogsSource(config: DemoLogsConfig, ctx: SourceContext): Observable<EventBatch> {
-  return new Observable<EventBatch>((subscriber) => {
+export function buildDemoLogsSource(config: DemoLogsConfig, ctx: SourceContext): Obs<EventBatch> {
+  return runSource(ctx, {}, (out) => {
     const limit = config.count ?? Infinity;
     const lines = config.lines ?? DEFAULT_SHUFFLE;
     const isPlain = config.decoding.codec === 'bytes' && config.framing.method === 'bytes';
@@ -64,47 +65,37 @@ export function buildDemoLogsSource(config: DemoLogsConfig, ctx: SourceContext):
       return config.sequence ? `${n} ${line}` : line;
     };
     let produced = 0;
-    let stopped = false;
-    if (config.interval > 0) {
-      const tick = () => {
-        if (stopped) return;
-        if (produced >= limit) return subscriber.complete();
-        const now = new Date(ctx.scheduler.now());
-        const batch: Event[] = [];
-        make(lineOf(produced++, now), Timestamp.fromDate(now), batch);
-        if (batch.length > 0) subscriber.next(batch);
-        if (produced >= limit) return subscriber.complete();
-        const wait = waitOpen(ctx.out);
-        if (wait) void wait.then(() => schedule());
-        else schedule();
-      };
-      let action: { unsubscribe(): void } | undefined;
-      const schedule = () => {
-        if (!stopped) action = ctx.scheduler.schedule(tick, config.interval * 1000);
-      };
-      action = ctx.scheduler.schedule(tick, 0);
-      return () => {
-        stopped = true;
-        action?.unsubscribe();
-      };
-    }
-    // interval = 0: as fast as the pipeline takes them, one batch per turn of the event loop
-    const burst = () => {
-      if (stopped) return;
-      const now = new Date();
+    /** Up to `n` lines at time `now`; their bytes count as received, as Vector counts a generated line. */
+    const generate = (n: number, now: Date): EventBatch => {
       const ts = Timestamp.fromDate(now);
-      const n = Math.min(CHUNK, limit - produced);
       const batch: Event[] = [];
-      for (let i = 0; i < n; i++) make(lineOf(produced++, now), ts, batch);
-      if (batch.length > 0) subscriber.next(batch);
-      if (produced >= limit) return subscriber.complete();
-      const wait = waitOpen(ctx.out);
-      if (wait) void wait.then(() => setImmediate(burst));
-      else setImmediate(burst);
+      let bytes = 0;
+      for (let i = 0; i < n && produced < limit; i++) {
+        const line = lineOf(produced++, now);
+        bytes += line.length;
+        make(line, ts, batch);
+      }
+      out.received(bytes);
+      return batch;
     };
-    setImmediate(burst);
-    return () => {
-      stopped = true;
-    };
+    if (limit <= 0) return out.complete();
+    // interval > 0: one line per interval; 0: as fast as the pipeline takes them, one batch per turn of the event loop
+    const lines$ =
+      config.interval > 0
+        ? pullEvery(config.interval * 1000, () => of(generate(1, new Date(ctx.scheduler.now()))), ctx.out, ctx.scheduler)
+        : pullWhile(() => of(generate(CHUNK, new Date())), ctx.out, nextTurn);
+    const sub = lines$.pipe(takeWhile(() => produced < limit, true)).subscribe({ next: (batch) => out.emit(batch), complete: () => out.complete() });
+    return { close: () => sub.unsubscribe() };
+  });
+}
+
+/** Emits once on the next turn of the event loop (after pending I/O), so a burst never starves it. */
+function nextTurn(): Observable<void> {
+  return new Observable<void>((s) => {
+    const handle = setImmediate(() => {
+      s.next();
+      s.complete();
+    });
+    return () => clearImmediate(handle);
   });
 }
