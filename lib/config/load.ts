@@ -272,7 +272,7 @@ export function buildConfig(files: readonly RawConfigFile[], catalog: Catalog): 
     }
     // an alias (Vector's type name) validates as the component's own type
     const input = def.type === type ? raw : { ...(raw as Record<string, unknown>), type: def.type };
-    const r = validateOptions(def.schema, input, kind, def.type);
+    const r = validateOptions(def.schema, input, kind, def.vectorOptions ?? []);
     for (const m of r.problems) {
       const code = m.message.startsWith('not supported by weir yet') ? 'WEIR_ERR_CONFIG_UNSUPPORTED' : 'WEIR_ERR_CONFIG_OPTION';
       problems.push({ code, file, component: where, path: m.path || undefined, message: m.message });

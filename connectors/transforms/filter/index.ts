@@ -18,6 +18,8 @@ export const filterTransform = defineTransform({
   summary: 'Keep only the events that match a condition.',
   schema: FilterConfig,
   input: 'any',
+  // a condition looks at one event at a time
+  runsInWorker: () => true,
   build: (config, ctx) => {
     const test = compileCondition(config.condition, 'condition', ctx.globals.timezone);
     const discarded = ctx.telemetry.counter('component_discarded_events_total', { intentional: 'true' });
