@@ -6,13 +6,16 @@ import { settleAll, type Event, type EventBatch } from '../../../lib/event.js';
 import { compileCondition, conditionSchema } from '../../../operators/conditions/index.js';
 import { inputsSchema } from '../../../lib/config/shared.js';
 
+/** Options of the filter transform: its inputs and the condition an event must meet to be kept. */
 export const FilterConfig = v.strictObject({
   type: v.literal('filter'),
   inputs: inputsSchema,
   condition: conditionSchema,
 });
+/** Parsed filter options. */
 export type FilterConfig = v.InferOutput<typeof FilterConfig>;
 
+/** The `filter` transform definition: keeps the events its condition accepts, counts the others as discarded. */
 export const filterTransform = defineTransform({
   type: 'filter',
   summary: 'Keep only the events that match a condition.',

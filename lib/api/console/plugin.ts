@@ -15,6 +15,7 @@ import { toAsyncIterator } from '../async-queue.js';
 import { checkInterval } from '../ticks.js';
 import { consoleHtml } from './page.js';
 
+/** What the console plugin reads: the running topology, its clock and the subscription queue bound. */
 export interface ConsolePluginOptions {
   readonly topology: ApiTopology;
   readonly scheduler: SchedulerLike;
@@ -98,6 +99,7 @@ function dagreScript(): string {
   return readFileSync(main.replace(/dagre\.cjs$/, 'dagre.min.js'), 'utf8');
 }
 
+/** Serves the console's page, script and layout library, and adds `componentLinks` and `componentBufferFills` to the schema. */
 export const consolePlugin: FastifyPluginAsync<ConsolePluginOptions> = async (app, opts) => {
   const dagre = dagreScript();
   const script = browserScript();
