@@ -2,9 +2,9 @@
 // first: switches on V8's linear-time fallback for regular expressions before anything matches
 import '../lib/bounded-regex.js';
 // the old generation grows with the live heap, not up to four times it (peak RSS)
-import '../lib/heap-growth.js';
+import './startup/heap-growth.js';
 // WebAssembly (undici's HTTP parser) is not recompiled by the optimizing compiler (peak RSS)
-import '../lib/wasm-tier.js';
+import './startup/wasm-tier.js';
 import { main } from './cli/main.js';
 
 main(process.argv).then(

@@ -1,6 +1,8 @@
 /**
  * Component definitions: every source, transform and sink is declared with one of these, its
- * valibot schema beside its factory. The catalog (connectors/index.ts) lists them all.
+ * valibot schema beside its factory. The catalog (connectors/index.ts) lists them all. The engine
+ * asks a definition what it can do (acknowledge, run in a pipeline worker, accept a Vector option
+ * it ignores) and never tests a component's type token.
  */
 import type { Observable, OperatorFunction, SchedulerLike } from 'rxjs';
 import type { GenericSchema, InferOutput } from 'valibot';
@@ -71,6 +73,27 @@ interface BaseDef<S extends GenericSchema> {
   /** Other type names a config may use for this component (Vector's names: `loki`); `weir list` shows them. */
   readonly aliases?: readonly string[];
   readonly schema: S;
+  /**
+   * Options Vector has on this component that weir does not implement yet (dotted, as a config
+   * writes them; a path also covers the options below it), so `weir validate` reports one as "not
+   * supported by weir yet" rather than as an unknown option (a typo).
+   */
+  readonly vectorOptions?: readonly string[];
+}
+
+/** What a pipeline worker (docs/threads.md) receives of a source's or a sink's options. */
+export interface WorkerOptions {
+  /** The option names a worker receives (framing, codec and what they read); the others stay on the main thread. */
+  readonly options: readonly string[];
+}
+
+/** How a source's byte stream is framed and decoded in a pipeline worker. */
+export interface WorkerDecoding extends WorkerOptions {
+  /**
+   * The framing in effect (`newline_delimited`, `length_delimited` …), defaults applied: a segment
+   * cuts a connection's reads into pieces at newlines only.
+   */
+  readonly framing: string;
 }
 
 export interface SourceDef<S extends GenericSchema = GenericSchema> extends BaseDef<S> {
@@ -84,6 +107,12 @@ export interface SourceDef<S extends GenericSchema = GenericSchema> extends Base
    * (bounded by its own timeout); other sources are cut off at once.
    */
   readonly drainsOnShutdown?: boolean;
+  /**
+   * Whether this configuration's per-event work (framing of a byte stream and decoding) can run in a
+   * pipeline worker, fed through {@link SourceContext.threaded}, and with which framing and options;
+   * undefined: it cannot (datagrams, per-connection metadata a worker does not see). Absent: never.
+   */
+  workerDecoding?(config: InferOutput<S>): WorkerDecoding | undefined;
   /** Emits batches (default output) or routed batches (named outputs); unsubscribe = stop. */
   build(config: InferOutput<S>, ctx: SourceContext): Observable<EventBatch | RoutedBatch>;
 }
@@ -93,6 +122,11 @@ export interface TransformDef<S extends GenericSchema = GenericSchema> extends B
   readonly input: DataType;
   /** One output event may stand for several input events (reduce): received and sent differ by design. */
   readonly merges?: boolean;
+  /**
+   * Whether this configuration keeps no state across events and needs nothing of the main thread,
+   * so a pipeline worker can run it on any slice of the stream. Absent: never.
+   */
+  runsInWorker?(config: InferOutput<S>): boolean;
   /** Outputs; default: one default output carrying the input's type. */
   outputs?(config: InferOutput<S>): OutputDecl[];
   /** Runs synchronously between buffers; flushes its state on completion. */
@@ -107,6 +141,12 @@ export interface SinkDef<S extends SinkSchema = SinkSchema> extends BaseDef<S> {
   readonly input: DataType;
   /** Largest chunk the pull loop hands over at once (usually the batch size). */
   pullSize?(config: InferOutput<S>): number;
+  /**
+   * Whether this configuration's encoder can run in a pipeline worker, which hands the sink
+   * pre-encoded events, and with which options (its codec and framing); undefined: it cannot.
+   * Absent: never. A disk buffer keeps a sink on the main thread whatever this says.
+   */
+  workerEncoding?(config: InferOutput<S>): WorkerOptions | undefined;
   /** Turns batches into deliveries; completes after flushing when its input completes. */
   build(config: InferOutput<S>, ctx: SinkContext): OperatorFunction<EventBatch, Delivery>;
   /** Boot-time check (fatal only with `--require-healthy`); rejects with a reason when unhealthy. */

@@ -1,14 +1,17 @@
 /**
- * Imports point one way: lib <- remap <- operators <- connectors <- bin and the root
- * index.ts; connectors never import each other; no file takes part in an import cycle. The graph
- * comes from the TypeScript parser, so type-only imports, re-exports and `import()` count, and
- * comments and strings do not.
+ * Imports point one way: lib <- remap <- operators <- connectors <- bin and the root index.ts;
+ * connectors never import each other; no file takes part in an import cycle. The graph comes from
+ * the TypeScript parser, so type-only imports, re-exports and `import()` count, and comments and
+ * strings do not. And the engine names no component: no string literal in lib/ is a type token
+ * of the catalog, no object literal there is a table keyed by them; the engine asks a
+ * component's definition what it can do instead.
  */
 import { expect } from 'chai';
 import { existsSync, readFileSync, readdirSync, statSync } from 'node:fs';
 import { dirname, join, posix, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import ts from 'typescript';
+import { components } from '../connectors/index.js';
 
 /** Repository-relative posix path -> the repository-relative files it imports (relative specifiers only). */
 type ImportGraph = ReadonlyMap<string, readonly string[]>;
@@ -245,5 +248,91 @@ describe('architecture: import directions', () => {
     it('has no import cycles', () => {
       expect(importCycles(graph).map((c) => c.join(' -> '))).to.deep.equal([]);
     });
+  });
+});
+
+/** One place lib/ names a component type token: `file:line 'token' (context)`. */
+type TokenUse = { readonly file: string; readonly line: number; readonly token: string; readonly context: string };
+
+/**
+ * Where a source names a type token: string literals exactly equal to one (comparisons, switch
+ * cases, sets, literal types, element access), and object literals with two or more property names
+ * that are tokens (a table keyed by component type). Comments, import specifiers (`node:http`),
+ * template texts and longer strings (`http://`) do not count.
+ */
+function tokenUses(file: string, source: string, tokens: ReadonlySet<string>): TokenUse[] {
+  const sf = ts.createSourceFile(file, source, ts.ScriptTarget.Latest, true, file.endsWith('.js') ? ts.ScriptKind.JS : ts.ScriptKind.TS);
+  const out: TokenUse[] = [];
+  const use = (node: ts.Node, token: string, context: ts.Node) =>
+    out.push({ file, line: sf.getLineAndCharacterOfPosition(node.getStart(sf)).line + 1, token, context: context.getText(sf).replace(/\s+/g, ' ').slice(0, 80) });
+  const propertyName = (p: ts.ObjectLiteralElementLike): string | undefined =>
+    p.name && (ts.isIdentifier(p.name) || ts.isStringLiteral(p.name)) ? p.name.text : undefined;
+  const visit = (node: ts.Node): void => {
+    const isSpecifier = node.parent && (ts.isImportDeclaration(node.parent) || ts.isExportDeclaration(node.parent) || ts.isExternalModuleReference(node.parent));
+    if ((ts.isStringLiteral(node) || ts.isNoSubstitutionTemplateLiteral(node)) && tokens.has(node.text) && !isSpecifier) {
+      if (!(ts.isPropertyAssignment(node.parent) && node.parent.name === node)) use(node, node.text, node.parent);
+    } else if (ts.isObjectLiteralExpression(node)) {
+      const keyed = node.properties.filter((p) => tokens.has(propertyName(p) ?? ''));
+      if (keyed.length >= 2) for (const p of keyed) use(p, propertyName(p)!, p);
+    }
+    ts.forEachChild(node, visit);
+  };
+  visit(sf);
+  return out;
+}
+
+/** Every `type` and alias of the catalog. */
+const TYPE_TOKENS: ReadonlySet<string> = new Set(components.flatMap((c) => [c.type, ...(c.aliases ?? [])]));
+
+/**
+ * Literals in lib/ that equal a type token for a reason of their own, by `file 'token'`. Each must
+ * still occur (a stale entry fails), so the list stays as short as the code needs.
+ */
+const TOKEN_EXCEPTIONS: Readonly<Record<string, string>> = {
+  "lib/codecs/gelf.ts 'file'": 'a GELF field name (the source file of a message), not the file sink',
+  "lib/config/enrichment-tables.ts 'file'": 'the type of an enrichment table (Vector\'s `type = "file"` tables), not a component',
+};
+
+/** Every lib/ source (TypeScript, and the JavaScript served to browsers). */
+function libSources(dir: string, out: string[] = []): string[] {
+  for (const name of readdirSync(dir)) {
+    const p = join(dir, name);
+    if (statSync(p).isDirectory()) libSources(p, out);
+    else if ((name.endsWith('.ts') && !name.endsWith('.d.ts')) || name.endsWith('.js')) out.push(p);
+  }
+  return out;
+}
+
+describe('architecture: the engine names no component', () => {
+  it('the token list covers the catalog, aliases included', () => {
+    expect(TYPE_TOKENS.size).to.be.greaterThan(components.length);
+    for (const t of ['socket', 'http', 'remap', 'filter', 'reduce', 'loki']) expect(TYPE_TOKENS.has(t), t).to.equal(true);
+  });
+
+  it('the checker finds planted literals and type-keyed tables, and ignores comments, imports and longer strings', () => {
+    const text = [
+      `import { request } from 'node:http';`,
+      `import type { X } from './http';`,
+      `// only 'socket' sources`,
+      `const url = 'http://example.com';`,
+      `const t = \`\${kind} http\`;`,
+      `if (c.def.type === 'socket') go();`,
+      `switch (type) { case 'remap': break; }`,
+      `const STATELESS = new Set(['filter']);`,
+      `type K = 'reduce';`,
+      `const byType = { socket: ['a'], reduce: ['b'] };`,
+      `const one = { file: path, mode: 1 };`,
+      `const opts = { 'http': 1, proxy: 2 };`,
+    ].join('\n');
+    expect(tokenUses('lib/x.ts', text, TYPE_TOKENS).map((u) => `${u.line} ${u.token}`)).to.deep.equal([
+      '6 socket', '7 remap', '8 filter', '9 reduce', '10 socket', '10 reduce',
+    ]);
+  });
+
+  it('no string literal in lib/ equals a type token, but for the listed exceptions', () => {
+    const uses = libSources(join(root, 'lib')).flatMap((f) => tokenUses(relative(root, f).split('\\').join('/'), readFileSync(f, 'utf8'), TYPE_TOKENS));
+    const key = (u: TokenUse) => `${u.file} '${u.token}'`;
+    expect(uses.filter((u) => !(key(u) in TOKEN_EXCEPTIONS)).map((u) => `${u.file}:${u.line} '${u.token}' in ${u.context}`)).to.deep.equal([]);
+    expect(Object.keys(TOKEN_EXCEPTIONS).filter((k) => !uses.some((u) => key(u) === k)), 'stale exceptions').to.deep.equal([]);
   });
 });

@@ -1,5 +1,5 @@
 /** The command line: `weir [run]`, `validate`, `list`, `vrl`, `test`, `graph`, `generate-schema`, `tap`, `top`. Flags and environment variables follow Vector's. */
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { catalog, components, pipelineWorkerEntry } from '../../connectors/index.js';
@@ -9,19 +9,9 @@ import type { ConfigProblem } from '../../lib/errors.js';
 import { LogRoot, levelFrom } from '../../lib/log.js';
 import { runCommand } from './run.js';
 import { validateCommand } from './validate.js';
+import { packageVersion } from './version.js';
 
-/** package.json sits two folders up from the sources and three from dist/. */
-function readPackage(): { version: string } {
-  for (const rel of ['../../package.json', '../../../package.json']) {
-    try {
-      return JSON.parse(readFileSync(new URL(rel, import.meta.url), 'utf8')) as { version: string };
-    } catch {
-      // try the next location
-    }
-  }
-  return { version: 'unknown' };
-}
-const pkg = readPackage();
+const pkg = { version: packageVersion() };
 
 const collect = (v: string, prev: string[]) => [...prev, v];
 const count = (_: string, prev: number) => prev + 1;
@@ -225,7 +215,7 @@ export async function main(argv: string[]): Promise<number> {
     .option('--timezone <tz>', 'time zone for timestamps without one (IANA name or "local")')
     .option('--functions', 'list the built-in functions and exit')
     .action(async (text: string | undefined, flags: { program?: string; input?: string; printObject?: boolean; timezone?: string; functions?: boolean }) => {
-      const { runVrlCommand } = await import('../../remap/cli.js');
+      const { runVrlCommand } = await import('./vrl.js');
       code = await runVrlCommand(
         { program: text, programFile: flags.program, input: flags.input, printObject: flags.printObject, timezone: flags.timezone, functions: flags.functions },
         { stdin: process.stdin, stdout: process.stdout, stderr: process.stderr },

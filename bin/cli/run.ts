@@ -10,8 +10,8 @@ import { ConfigError, type ConfigProblem, formatProblem } from '../../lib/errors
 import type { LogRoot, Logger } from '../../lib/log.js';
 import { runHealthchecks } from '../../lib/topology/healthcheck.js';
 import { Topology } from '../../lib/topology/topology.js';
-import { packageVersion } from '../../lib/version.js';
-import { sizeYoungGeneration } from '../../lib/young-generation.js';
+import { packageVersion } from './version.js';
+import { sizeYoungGeneration } from '../startup/young-generation.js';
 import { EXIT_CONFIG } from './exit.js';
 import { componentTotals, formatSummary } from './summary.js';
 import { checkConfigFiles } from './validate.js';

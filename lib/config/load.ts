@@ -279,7 +279,7 @@ export function buildConfig(files: readonly RawConfigFile[], catalog: Catalog): 
       if (refused !== undefined) problems.push({ code: input.log_namespace === true ? 'WEIR_ERR_CONFIG_UNSUPPORTED' : 'WEIR_ERR_CONFIG_OPTION', file, component: where, path: 'log_namespace', message: refused });
       input = withoutLogNamespace(input);
     }
-    const r = validateOptions(def.schema, input, kind, def.type);
+    const r = validateOptions(def.schema, input, kind, def.vectorOptions ?? []);
     for (const m of r.problems) {
       const code = m.message.startsWith('not supported by weir yet') ? 'WEIR_ERR_CONFIG_UNSUPPORTED' : 'WEIR_ERR_CONFIG_OPTION';
       problems.push({ code, file, component: where, path: m.path || undefined, message: m.message });

@@ -28,8 +28,8 @@ export interface OptionsCheck {
 /** Rounds of setting options aside (each round may reveal problems of checks that could not run). */
 const ROUNDS = 4;
 
-/** Validates `raw` against `schema`; `kind` and `type` name the Vector options weir lacks. */
-export function validateOptions(schema: v.GenericSchema, raw: unknown, kind: ComponentKind, type: string): OptionsCheck {
+/** Validates `raw` against `schema`; `kind` and `vectorOptions` (the definition's) name the Vector options weir lacks. */
+export function validateOptions(schema: v.GenericSchema, raw: unknown, kind: ComponentKind, vectorOptions: readonly string[]): OptionsCheck {
   let r = v.safeParse(schema, raw);
   if (r.success) return { output: r.output, problems: [] };
   const problems: OptionProblem[] = [];
@@ -47,7 +47,7 @@ export function validateOptions(schema: v.GenericSchema, raw: unknown, kind: Com
         const id = `${m.path}\0${m.message}`;
         if (seen.has(id) || (round > 0 && isArtifact(m.path))) continue;
         seen.add(id);
-        const vector = m.message.startsWith('unknown option') ? vectorOptionMessage(kind, type, m.path) : undefined;
+        const vector = m.message.startsWith('unknown option') ? vectorOptionMessage(kind, vectorOptions, m.path) : undefined;
         problems.push({ path: m.path, message: vector ?? m.message });
       }
     }

@@ -1,7 +1,8 @@
 /**
- * Options Vector has that weir does not implement yet, per component type, so `weir validate`
- * can tell a Vector option apart from a typo: "not supported by weir yet" instead of "unknown
- * option". Deliberately short (the options Vector configs use most), not a copy of Vector's schema.
+ * Options Vector has that weir does not implement yet, so `weir validate` can tell a Vector option
+ * apart from a typo: "not supported by weir yet" instead of "unknown option". Those of every
+ * component of a kind are here; a component's own are in its definition (`vectorOptions`).
+ * Deliberately short (the options Vector configs use most), not a copy of Vector's schema.
  */
 import type { ComponentKind } from '../component.js';
 
@@ -19,33 +20,15 @@ const SPECIFIC: Readonly<Record<ComponentKind, Readonly<Record<string, string>>>
   sink: {},
 };
 
-/** Option paths per weir type token. A listed path also covers the options below it. */
-const BY_TYPE: Readonly<Record<string, readonly string[]>> = {
-  socket: [
-    'permit_origin',
-    'multicast_groups',
-    'multicast_interface',
-    'socket_file_mode',
-    'max_connection_duration_secs',
-    'tls_handshake_timeout_secs',
-    'send_buffer_bytes',
-    'tls',
-  ],
-  reduce: ['max_events', 'end_every_period_ms'],
-  file: ['internal_metrics', 'truncate', 'base_dir'],
-  labelstore: ['structured_metadata', 'remove_structured_metadata_fields', 'encoding'],
-  tsdb_metrics: ['version'],
-  logsvc_metrics: ['metric_tag_values'],
-};
-
 /**
- * The message for an unknown option that is a Vector option of components of this kind and type
- * (`path` dotted: `acknowledgements.indexer_acknowledgements_enabled`), or undefined for a typo.
+ * The message for an unknown option that is a Vector option of components of this kind, or of
+ * this component (`own`: its definition's `vectorOptions`); `path` dotted:
+ * `acknowledgements.indexer_acknowledgements_enabled`. Undefined for a typo.
  */
-export function vectorOptionMessage(kind: ComponentKind, type: string, path: string): string | undefined {
+export function vectorOptionMessage(kind: ComponentKind, own: readonly string[], path: string): string | undefined {
   const specific = SPECIFIC[kind][path];
   if (specific !== undefined) return specific;
-  const known = [...EVERY[kind], ...(BY_TYPE[type] ?? [])];
+  const known = [...EVERY[kind], ...own];
   return known.some((p) => path === p || path.startsWith(`${p}.`) || path.startsWith(`${p}[`)) ? NOT_SUPPORTED_YET : undefined;
 }
 

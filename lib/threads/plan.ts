@@ -1,7 +1,9 @@
 /**
- * Which parts of a graph run in pipeline workers (docs/threads.md): straight chains from a
- * newline-framed stream `socket` source through `remap`/`filter` transforms to an `http` sink with
- * a memory buffer, every link with one consumer. Anything else stays on the main thread.
+ * Which parts of a graph run in pipeline workers (docs/threads.md): straight chains from a source
+ * whose newline-framed byte stream a worker can decode, through transforms a worker can run, to a
+ * sink whose encoder a worker can run, with a memory buffer, every link with one consumer. Each
+ * component definition says what it can do (`workerDecoding`, `runsInWorker`, `workerEncoding`);
+ * anything else stays on the main thread.
  */
 import type { ComponentConfig } from '../config/load.js';
 import type { Graph } from '../topology/graph.js';
@@ -15,26 +17,22 @@ export interface SegmentPlan {
   readonly signature: string;
 }
 
-/** Transforms that keep no state across events and have no output a segment could not carry. */
-const STATELESS = new Set(['remap', 'filter']);
-
-const opts = (c: ComponentConfig) => c.options as Record<string, unknown>;
+/** The only framing a segment cuts pieces at (the main thread splits reads at their last newline). */
+const SEGMENT_FRAMING = 'newline_delimited';
 
 /** A source whose input can be cut at newlines before it is decoded. */
 function isLineStreamSource(c: ComponentConfig): boolean {
-  if (c.kind !== 'source' || c.def.type !== 'socket') return false;
-  const o = opts(c) as { mode?: string; framing?: { method?: string }; decoding?: { codec?: string }; tls?: { client_metadata_key?: string } };
-  if (o.mode !== 'tcp' && o.mode !== 'unix_stream') return false;
-  const framing = o.framing?.method ?? (o.decoding?.codec === 'native' ? 'length_delimited' : 'newline_delimited');
-  return framing === 'newline_delimited' && o.tls?.client_metadata_key === undefined;
+  if (c.kind !== 'source') return false;
+  return c.def.workerDecoding?.(c.options)?.framing === SEGMENT_FRAMING;
 }
 
 function isWorkerTransform(c: ComponentConfig): boolean {
-  return c.kind === 'transform' && STATELESS.has(c.def.type) && !(c.def.type === 'remap' && opts(c).reroute_dropped === true);
+  return c.kind === 'transform' && c.def.runsInWorker?.(c.options) === true;
 }
 
 function isWorkerSink(c: ComponentConfig): boolean {
-  return c.kind === 'sink' && c.def.type === 'http' && (opts(c).buffer as { type?: string } | undefined)?.type === 'memory';
+  // a disk buffer would have to store encoded records, stale after a change of the encoding
+  return c.kind === 'sink' && c.options.buffer?.type === 'memory' && c.def.workerEncoding?.(c.options) !== undefined;
 }
 
 /** The segments of a graph, by source id. */
@@ -66,16 +64,10 @@ export function planSegments(graph: Graph): Map<string, SegmentPlan> {
   return plans;
 }
 
-/** The options of a segment's source and sink a worker needs (its framing, codec and encoder), nothing else. */
-const WORKER_OPTIONS: Readonly<Record<string, readonly string[]>> = {
-  socket: ['decoding', 'framing', 'host_key', 'port_key', 'max_length'],
-  http: ['encoding', 'framing', 'payload_prefix', 'payload_suffix'],
-};
-
-/** What a worker gets of a member's validated options: for sources and sinks only its codec's. */
+/** What a worker gets of a member's validated options: for sources and sinks only their codec's. */
 export function workerOptions(c: ComponentConfig): unknown {
-  const keep = c.kind === 'transform' ? undefined : WORKER_OPTIONS[c.def.type];
+  const keep = c.kind === 'source' ? c.def.workerDecoding?.(c.options)?.options : c.kind === 'sink' ? c.def.workerEncoding?.(c.options)?.options : undefined;
   if (!keep) return c.options;
-  const o = opts(c);
+  const o = c.options as Record<string, unknown>;
   return Object.fromEntries(keep.filter((k) => o[k] !== undefined).map((k) => [k, o[k]]));
 }

@@ -28,13 +28,13 @@ import { catalog, pipelineWorkerEntry } from '../../connectors/index.js';
 import { Topology } from '../../lib/topology/topology.js';
 import { LogRoot } from '../../lib/log.js';
 import { diskBufferPath } from '../../lib/buffer/index.js';
-import { sizeYoungGeneration } from '../../lib/young-generation.js';
+import { sizeYoungGeneration } from '../../bin/startup/young-generation.js';
 import { freePort, listening, script } from './harness.js';
 
 const [kind = 'baseline', linesArg = '0', threadsArg = '1'] = process.argv.slice(2);
 const lines = Number(linesArg);
 const threads = Number(threadsArg);
-// weir's cases run as the CLI does: tcp-pipelines loads lib/heap-growth.ts and lib/wasm-tier.ts (--import) before this
+// weir's cases run as the CLI does: tcp-pipelines loads bin/startup/heap-growth.ts and bin/startup/wasm-tier.ts (--import) before this
 // module, and the young generation's bound follows what the topology runs
 let t0 = 0;
 let cpu0: NodeJS.CpuUsage = { user: 0, system: 0 };

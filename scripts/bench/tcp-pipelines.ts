@@ -98,8 +98,8 @@ async function runCase(c: Case): Promise<Result> {
   // BENCH_CASE_NODE_ARGS, e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof", profiles the measured process only
   const extra = (process.env.BENCH_CASE_NODE_ARGS ?? '').split(' ').filter(Boolean);
   // weir's cases set V8's heap limits and WebAssembly tier before any other module loads, as bin/weir.ts does first
-  const lib = (name: string) => new URL(`../../lib/${name}${import.meta.url.endsWith('.ts') ? '.ts' : '.js'}`, import.meta.url).href;
-  const heap = c.kind.endsWith('baseline') ? [] : ['--import', lib('heap-growth'), '--import', lib('wasm-tier')];
+  const startup = (name: string) => new URL(`../../bin/startup/${name}${import.meta.url.endsWith('.ts') ? '.ts' : '.js'}`, import.meta.url).href;
+  const heap = c.kind.endsWith('baseline') ? [] : ['--import', startup('heap-growth'), '--import', startup('wasm-tier')];
   const child = spawn(process.execPath, [...extra, ...heap, ...script('tcp-case'), c.kind, String(lines), String(c.threads ?? 1)], { stdio: ['pipe', 'pipe', 'inherit'] });
   const port = await firstLine(child, 'READY');
   const result = firstLine(child, '{').then((l) => JSON.parse('{' + l) as Result);

@@ -8,7 +8,7 @@ import { lastValueFrom, of, toArray } from 'rxjs';
 import { compileCondition } from '../../operators/conditions/index.js';
 import { type Event, type EventBatch, type RoutedBatch, logEvent } from '../../lib/event.js';
 import { remapTransform } from '../../connectors/transforms/remap/index.js';
-import { runVrlCommand } from '../../remap/cli.js';
+import { runVrlCommand } from '../../bin/cli/vrl.js';
 import { configIssues, parseConfig, transformContext } from '../connectors/transforms/context.js';
 
 async function runTransform(options: Record<string, unknown>, events: Event[]) {

@@ -11,6 +11,7 @@ export const fileSink = defineSink({
   type: 'file',
   summary: 'Append events to files named by a path template, encoded, framed and optionally gzip-compressed.',
   schema: FileSinkConfig,
+  vectorOptions: ['internal_metrics', 'truncate', 'base_dir'],
   input: 'any',
   build: buildFileSink,
 });

@@ -12,6 +12,7 @@ export const labelstoreSink = defineSink({
   aliases: ['loki'],
   summary: 'Deliver log events to a label-indexed log store (push API: protobuf and snappy, or JSON).',
   schema: LabelstoreConfig,
+  vectorOptions: ['structured_metadata', 'remove_structured_metadata_fields', 'encoding'],
   input: 'log',
   pullSize: (c) => Math.min(c.batch.max_events ?? 100_000, 10_000),
   build: (config, ctx) => buildLabelstoreSink(config, ctx),

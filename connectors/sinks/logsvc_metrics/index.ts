@@ -12,6 +12,7 @@ export const logsvcMetricsSink = defineSink({
   aliases: ['humio_metrics'],
   summary: 'Deliver metric events, turned into log events, to a hosted log service over its HEC-compatible endpoint.',
   schema: LogsvcMetricsConfig,
+  vectorOptions: ['metric_tag_values'],
   input: 'metric',
   pullSize: (c) => Math.min(c.batch.max_events ?? 1000, 10_000),
   build: (config, ctx) => buildLogsvcMetricsSink(config, ctx),

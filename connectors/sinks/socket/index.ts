@@ -11,6 +11,8 @@ export const socketSink = defineSink({
   type: 'socket',
   summary: 'Send events over TCP, UDP or a unix socket, encoded and framed.',
   schema: SocketSinkConfig,
+  // the Vector socket sink's options weir's lacks (Vector's socket source has more)
+  vectorOptions: ['send_buffer_bytes', 'tls'],
   input: 'any',
   build: buildSocketSink,
   healthcheck: (config) => socketHealthcheck(config),

@@ -12,6 +12,7 @@ export const tsdbMetricsSink = defineSink({
   aliases: ['influxdb_metrics'],
   summary: 'Deliver metric events to a time-series database (line protocol, generation 1 or 2).',
   schema: TsdbMetricsConfig,
+  vectorOptions: ['version'],
   input: 'metric',
   pullSize: (c) => Math.min(c.batch.max_events ?? 20, 10_000),
   build: (config, ctx) => buildTsdbMetricsSink(config, ctx),

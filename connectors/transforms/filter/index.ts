@@ -6,18 +6,23 @@ import { settleAll, type Event, type EventBatch } from '../../../lib/event.js';
 import { compileCondition, conditionSchema } from '../../../operators/conditions/index.js';
 import { inputsSchema } from '../../../lib/config/shared.js';
 
+/** Options of the filter transform: its inputs and the condition an event must meet to be kept. */
 export const FilterConfig = v.strictObject({
   type: v.literal('filter'),
   inputs: inputsSchema,
   condition: conditionSchema,
 });
+/** Parsed filter options. */
 export type FilterConfig = v.InferOutput<typeof FilterConfig>;
 
+/** The `filter` transform definition: keeps the events its condition accepts, counts the others as discarded. */
 export const filterTransform = defineTransform({
   type: 'filter',
   summary: 'Keep only the events that match a condition.',
   schema: FilterConfig,
   input: 'any',
+  // a condition looks at one event at a time
+  runsInWorker: () => true,
   build: (config, ctx) => {
     const test = compileCondition(config.condition, 'condition', ctx.globals.timezone);
     const discarded = ctx.telemetry.counter('component_discarded_events_total', { intentional: 'true' });

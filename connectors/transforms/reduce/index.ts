@@ -81,5 +81,6 @@ export const reduceTransform = defineTransform({
   summary: 'Merge the log events of a transaction into one event.',
   schema: ReduceConfig,
   input: 'log',
+  vectorOptions: ['max_events', 'end_every_period_ms'],
   build: buildReduce,
 });

@@ -84,6 +84,8 @@ export const remapTransform = defineTransform({
   schema: RemapConfig,
   input: 'any',
   outputs: (c) => [{ type: 'any' as const }, ...(c.reroute_dropped ? [{ name: DROPPED_OUTPUT, type: 'any' as const }] : [])],
+  // one event in, at most one out, no state across events; the dropped output would leave the segment
+  runsInWorker: (c) => !c.reroute_dropped,
   build: (config, ctx) => {
     // the top-level enrichment_tables, read once per file version and shared by every remap
     const tables = ctx.globals.enrichment_tables ?? {};

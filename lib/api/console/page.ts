@@ -1,5 +1,5 @@
 /**
- * The web console's page: markup and styles only. The script (console/script.ts) and the graph
+ * The web console's page: markup and styles only. The script (browser/console.js) and the graph
  * layout library are served beside it from the package, so the page works on an offline machine.
  */
 export const consoleHtml = `<!doctype html>

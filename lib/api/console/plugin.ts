@@ -5,7 +5,7 @@
  * edge, named outputs included: Vector's relations only follow default outputs) and the
  * subscription `componentBufferFills`, so the page can draw how full each sink's buffer is.
  */
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import type { FastifyPluginAsync } from 'fastify';
 import { type SchedulerLike, defer, map, timer } from 'rxjs';
@@ -14,8 +14,8 @@ import { type ApiTopology, recordsOf } from '../component-index.js';
 import { toAsyncIterator } from '../async-queue.js';
 import { checkInterval } from '../ticks.js';
 import { consoleHtml } from './page.js';
-import { consoleScript } from './script.js';
 
+/** What the console plugin reads: the running topology, its clock and the subscription queue bound. */
 export interface ConsolePluginOptions {
   readonly topology: ApiTopology;
   readonly scheduler: SchedulerLike;
@@ -79,6 +79,19 @@ function bufferFills(registry: MetricsRegistry): BufferFill[] {
   return out;
 }
 
+/**
+ * The browser script (browser/console.js, type-checked and copied beside this module by the build).
+ * From a dist/ that the main tsconfig alone built, the copy is missing: the source tree's is read.
+ */
+function browserScript(): string {
+  const candidates = ['./browser/console.js', '../../../../lib/api/console/browser/console.js'];
+  for (const rel of candidates) {
+    const url = new URL(rel, import.meta.url);
+    if (existsSync(url)) return readFileSync(url, 'utf8');
+  }
+  throw new Error(`the web console's script is missing (looked for ${candidates.join(' and ')} from ${import.meta.url})`);
+}
+
 /** dagre's browser build, read once from the installed package. */
 function dagreScript(): string {
   const require = createRequire(import.meta.url);
@@ -86,10 +99,12 @@ function dagreScript(): string {
   return readFileSync(main.replace(/dagre\.cjs$/, 'dagre.min.js'), 'utf8');
 }
 
+/** Serves the console's page, script and layout library, and adds `componentLinks` and `componentBufferFills` to the schema. */
 export const consolePlugin: FastifyPluginAsync<ConsolePluginOptions> = async (app, opts) => {
   const dagre = dagreScript();
+  const script = browserScript();
   app.get('/', async (_req, reply) => reply.type('text/html; charset=utf-8').send(consoleHtml));
-  app.get('/console/app.js', async (_req, reply) => reply.type('text/javascript; charset=utf-8').send(consoleScript));
+  app.get('/console/app.js', async (_req, reply) => reply.type('text/javascript; charset=utf-8').send(script));
   app.get('/favicon.ico', async (_req, reply) => reply.code(204).send());
   app.get('/console/dagre.js', async (_req, reply) => reply.type('text/javascript; charset=utf-8').send(dagre));
   app.graphql.extendSchema(BUFFER_SDL);

@@ -4,6 +4,7 @@
  * events; the HTTP surface (health, errors as 200, playground, CORS, a taken address).
  */
 import { expect } from 'chai';
+import { readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { type IntrospectionQuery, buildClientSchema, getIntrospectionQuery, parse, specifiedRules, validate } from 'graphql';
 import { asyncScheduler } from 'rxjs';
@@ -195,6 +196,9 @@ describe('management API (queries and HTTP)', function () {
     expect(p.status).to.equal(200);
     expect(await p.text()).to.include('/graphql');
     expect((await fetch(`${base}/`)).headers.get('content-type')).to.match(/^text\/html/);
+    const script = await fetch(`${base}/console/app.js`);
+    expect(script.headers.get('content-type')).to.match(/^text\/javascript/);
+    expect(await script.text()).to.equal(readFileSync(new URL('../../../lib/api/console/browser/console.js', import.meta.url), 'utf8'));
     expect((await fetch(`${base}/graphiql`)).status).to.equal(404);
     const pre = await fetch(`${base}/graphql`, { method: 'OPTIONS', headers: { origin: 'http://elsewhere', 'access-control-request-method': 'POST', 'access-control-request-headers': 'content-type' } });
     expect(pre.status).to.equal(204);

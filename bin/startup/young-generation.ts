@@ -1,5 +1,5 @@
 /**
- * How large the main thread's young generation may grow, in MiB per semi-space. lib/heap-growth.ts
+ * How large the main thread's young generation may grow, in MiB per semi-space. bin/startup/heap-growth.ts
  * holds it there when the CLI loaded it; without that module this is only a number.
  *
  * While pipeline workers decode, transform and encode (docs/threads.md) the main thread reads

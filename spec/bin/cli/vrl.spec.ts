@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { PassThrough, Readable } from 'node:stream';
-import { listFunctions, runVrlCommand } from '../../remap/cli.js';
+import { listFunctions, runVrlCommand } from '../../../bin/cli/vrl.js';
 
 /** Runs `weir vrl` on a fake terminal: stdin reports isTTY and yields the typed lines. */
 async function onTerminal(opts: Parameters<typeof runVrlCommand>[0], lines: string[]) {

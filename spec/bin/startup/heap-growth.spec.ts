@@ -1,17 +1,17 @@
 /**
- * lib/heap-growth.ts: with the fixed growth factor, garbage promoted to the old generation is
+ * bin/startup/heap-growth.ts: with the fixed growth factor, garbage promoted to the old generation is
  * collected at about 1.5 times the live size instead of up to 4 times. Each run is a child process
  * (V8 flags are per process) that keeps a window of 8 arrays alive while it allocates 300, so every
  * array is promoted and then dropped; it prints its peak heap. The young generation stops growing at
- * the bound of lib/young-generation.ts when the module is imported before the work starts, also
+ * the bound of bin/startup/young-generation.ts when the module is imported before the work starts, also
  * after a worker thread started (V8 resets the growth factor when it sets up an isolate).
  */
 import { execFile } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { expect } from 'chai';
 
-const module = fileURLToPath(new URL('../../lib/heap-growth.ts', import.meta.url));
-const young = fileURLToPath(new URL('../../lib/young-generation.ts', import.meta.url));
+const module = fileURLToPath(new URL('../../../bin/startup/heap-growth.ts', import.meta.url));
+const young = fileURLToPath(new URL('../../../bin/startup/young-generation.ts', import.meta.url));
 const workload = (bound: boolean) => `
 ${bound ? `await import(${JSON.stringify(module)});` : ''}
 const ring = new Array(8);
@@ -37,7 +37,7 @@ const run = async (code: string): Promise<number> => Number((await runLines(code
  * Objects that survive young collections, allocated over many turns of the event loop, each turn
  * (about 1 MiB) shorter than a semi-space's worth, as a daemon's turns are: the module reacts to a
  * collection one turn later, so a single turn allocating more than a semi-space could grow the young
- * generation once more (lib/heap-growth.ts).
+ * generation once more (bin/startup/heap-growth.ts).
  */
 const survivors = `
 let keep = [];
@@ -83,7 +83,7 @@ for (let i = 0; i < 1000000; i++) held.push({ n: i, s: 'x' + i });
  * as tsx starts one more thread of its own), and waits until it is online (its isolate set up). A
  * full collection first empties the young generation, so the main thread does not collect while the
  * worker starts: a collection between V8's reset and `online` would grow it by the factor 2, a window
- * lib/heap-growth.ts cannot close (the isolate is set up on the worker's thread).
+ * bin/startup/heap-growth.ts cannot close (the isolate is set up on the worker's thread).
  */
 const workerOnline = `
 const { Worker } = await import('node:worker_threads');
@@ -94,7 +94,7 @@ const worker = new Worker('setInterval(() => {}, 1000)', { eval: true, execArgv:
 await new Promise((resolve) => worker.once('online', resolve));
 worker.unref();`;
 
-describe('lib/heap-growth', () => {
+describe('bin/startup/heap-growth', () => {
   it('stops the young generation at its bound: smaller while pipeline workers run', async () => {
     // one at a time: each decides about growth from how much survives its young collections
     const free = await run(youngWorkload(false));

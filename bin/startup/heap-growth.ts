@@ -1,6 +1,6 @@
 /**
  * The V8 heap grows with the live data, not up to four times it, and the young generation stops at
- * the bound of lib/young-generation.ts (half or a quarter of V8's default maximum).
+ * the bound of bin/startup/young-generation.ts (half or a quarter of V8's default maximum).
  *
  * Old generation: after each full collection V8 sets the next old-generation limit at the live size
  * times a factor it picks from how fast the collector is compared with the program (1.1 to 4). A
@@ -14,7 +14,7 @@
  * loading the modules of a process is enough to get there. Both semi-spaces are resident, so that is
  * 32 MiB. The maximum can only be set on the command line (`--max-semi-space-size`), but the growth
  * factor is read at each resize: after each collection of the main thread this module sets the
- * factor that lands on the bound of lib/young-generation.ts (8 MiB per semi-space while the main
+ * factor that lands on the bound of bin/startup/young-generation.ts (8 MiB per semi-space while the main
  * thread runs every pipeline, 4 while pipeline workers do the per-event work), and 1 once there.
  * The price is CPU: young collections come more often, so more events that wait for their request
  * are promoted and the old generation is collected more often (docs/memory.md has the figures).

@@ -5,12 +5,12 @@
  */
 import { createReadStream, readFileSync } from 'node:fs';
 import { createInterface } from 'node:readline';
-import { type Value, Float, Timestamp, cloneValue, isObject } from '../lib/value.js';
-import { CompileError, compile, formatDiagnostics } from './index.js';
-import { VrlRegex } from './regex.js';
-import { kindOfValue } from './kind.js';
-import { functionListText } from './reference.js';
-import { encodeJson, parseJsonText } from './stdlib/json-codec.js';
+import { type Value, Float, Timestamp, cloneValue, isObject } from '../../lib/value.js';
+import { CompileError, compile, formatDiagnostics } from '../../remap/index.js';
+import { VrlRegex } from '../../remap/regex.js';
+import { kindOfValue } from '../../remap/kind.js';
+import { functionListText } from '../../remap/reference.js';
+import { encodeJson, parseJsonText } from '../../remap/stdlib/json-codec.js';
 
 /** The `weir vrl --functions` text: each built-in function's signature and description. */
 export function listFunctions(): string {

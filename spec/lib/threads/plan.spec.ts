@@ -1,0 +1,100 @@
+/**
+ * The planner of threaded segments (docs/threads.md): which chains it takes, which it leaves on the
+ * main thread, and what of each member's options a worker receives. It asks the component
+ * definitions, so these cases pin what the catalog's socket source, remap and filter transforms
+ * and http sink declare.
+ */
+import { expect } from 'chai';
+import { catalog } from '../../../connectors/index.js';
+import { configFromObject } from '../../../lib/config/load.js';
+import { planSegments, workerOptions } from '../../../lib/threads/plan.js';
+import { buildGraph } from '../../../lib/topology/graph.js';
+
+const SOCKET = { type: 'socket', mode: 'tcp', address: '127.0.0.1:9000' };
+const HTTP = { type: 'http', uri: 'http://127.0.0.1:9/', encoding: { codec: 'ndjson' }, healthcheck: { enabled: false } };
+
+/** A graph of the given sections (each component's `inputs` as written). */
+function graphOf(sections: Record<string, unknown>) {
+  const { graph, problems } = buildGraph(configFromObject(sections, catalog));
+  expect(problems).to.deep.equal([]);
+  return graph!;
+}
+
+/** source `in` -> transforms (in order) -> sink `out`. */
+function chain(source: Record<string, unknown>, transforms: Record<string, unknown>[], sink: Record<string, unknown> = HTTP) {
+  const named: Record<string, unknown> = {};
+  let at = 'in';
+  transforms.forEach((t, i) => {
+    named[`t${i}`] = { ...t, inputs: [at] };
+    at = `t${i}`;
+  });
+  return graphOf({ sources: { in: source }, ...(transforms.length > 0 ? { transforms: named } : {}), sinks: { out: { ...sink, inputs: [at] } } });
+}
+
+const plan = (source: Record<string, unknown>, transforms: Record<string, unknown>[] = [], sink?: Record<string, unknown>) =>
+  planSegments(chain(source, transforms, sink)).get('in');
+
+describe('threads: segment planner', () => {
+  it('takes socket (tcp, unix_stream) -> remap | filter -> http with a memory buffer', () => {
+    const p = plan(SOCKET, [{ type: 'remap', source: '.a = 1' }, { type: 'filter', condition: '.a == 1' }]);
+    expect(p).to.include({ source: 'in', sink: 'out' });
+    expect(p!.transforms).to.deep.equal(['t0', 't1']);
+    expect(plan({ type: 'socket', mode: 'unix_stream', path: '/tmp/weir-plan.sock' })).to.include({ source: 'in', sink: 'out' });
+    expect(plan(SOCKET)!.transforms).to.deep.equal([]);
+    expect(plan(SOCKET, [], { ...HTTP, buffer: { type: 'memory', max_events: 10 } })).to.not.equal(undefined);
+  });
+
+  it('takes explicit newline framing, even for the native codec', () => {
+    expect(plan({ ...SOCKET, framing: { method: 'newline_delimited' } })).to.not.equal(undefined);
+    expect(plan({ ...SOCKET, decoding: { codec: 'native' }, framing: { method: 'newline_delimited' } })).to.not.equal(undefined);
+    expect(plan({ ...SOCKET, decoding: { codec: 'json' } })).to.not.equal(undefined);
+  });
+
+  it('leaves datagrams, other framings and client certificate metadata on the main thread', () => {
+    expect(plan({ type: 'socket', mode: 'udp', address: '127.0.0.1:9000' })).to.equal(undefined);
+    // native decoding defaults to length-delimited frames
+    expect(plan({ ...SOCKET, decoding: { codec: 'native' } })).to.equal(undefined);
+    expect(plan({ ...SOCKET, framing: { method: 'octet_counting' } })).to.equal(undefined);
+    expect(plan({ ...SOCKET, framing: { method: 'character_delimited', character_delimited: { delimiter: ';' } } })).to.equal(undefined);
+    expect(plan({ ...SOCKET, tls: { client_metadata_key: 'client' } })).to.equal(undefined);
+  });
+
+  it('leaves other sources, transforms and sinks, rerouting remaps and disk buffers on the main thread', () => {
+    expect(plan({ type: 'stdin' })).to.equal(undefined);
+    expect(plan({ type: 'demo_logs', format: 'json' })).to.equal(undefined);
+    expect(plan(SOCKET, [{ type: 'remap', source: '.a = 1', reroute_dropped: true }])).to.equal(undefined);
+    expect(plan(SOCKET, [{ type: 'throttle', threshold: 10, window_secs: 1 }])).to.equal(undefined);
+    expect(plan(SOCKET, [{ type: 'remap', source: '.a = 1' }, { type: 'reduce' }])).to.equal(undefined);
+    expect(plan(SOCKET, [], { type: 'blackhole', print_interval_secs: 0 })).to.equal(undefined);
+    expect(plan(SOCKET, [], { type: 'socket', mode: 'tcp', address: '127.0.0.1:9', encoding: { codec: 'json' } })).to.equal(undefined);
+    expect(plan(SOCKET, [], { ...HTTP, buffer: { type: 'disk', max_size: 268_435_488 } })).to.equal(undefined);
+  });
+
+  it('leaves fan-out and fan-in on the main thread', () => {
+    const fanOut = graphOf({ sources: { in: SOCKET }, sinks: { a: { ...HTTP, inputs: ['in'] }, b: { ...HTTP, inputs: ['in'] } } });
+    expect(planSegments(fanOut).size).to.equal(0);
+    const fanIn = graphOf({ sources: { in: SOCKET, other: { type: 'stdin' } }, sinks: { out: { ...HTTP, inputs: ['in', 'other'] } } });
+    expect(planSegments(fanIn).size).to.equal(0);
+  });
+
+  it("changes a segment's signature when a member's options change", () => {
+    const a = plan(SOCKET, [{ type: 'remap', source: '.a = 1' }])!;
+    const b = plan(SOCKET, [{ type: 'remap', source: '.a = 2' }])!;
+    expect(a.signature).to.not.equal(b.signature);
+    expect(plan(SOCKET, [{ type: 'remap', source: '.a = 1' }])!.signature).to.equal(a.signature);
+  });
+
+  it("gives a worker only the source's and the sink's framing and codec options, and a transform's all", () => {
+    const graph = chain(
+      { ...SOCKET, host_key: 'h', max_length: 500, connection_limit: 3 },
+      [{ type: 'remap', source: '.a = 1' }],
+      { ...HTTP, encoding: { codec: 'json' }, payload_prefix: '{"e":', payload_suffix: '}', batch: { max_events: 5 } },
+    );
+    const of = (id: string) => workerOptions(graph.nodes.get(id)!.config) as Record<string, unknown>;
+    expect(of('in')).to.have.all.keys('decoding', 'host_key', 'max_length');
+    expect(of('in')).to.include({ host_key: 'h', max_length: 500 });
+    expect(of('out')).to.have.all.keys('encoding', 'framing', 'payload_prefix', 'payload_suffix');
+    expect(of('out')).to.include({ payload_prefix: '{"e":', payload_suffix: '}' });
+    expect(of('t0')).to.equal(graph.nodes.get('t0')!.config.options);
+  });
+});
