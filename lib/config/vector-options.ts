@@ -8,7 +8,7 @@ import type { ComponentKind } from '../component.js';
 
 /** Option paths (dotted, as a config writes them) Vector accepts on every component of a kind. */
 const EVERY: Readonly<Record<ComponentKind, readonly string[]>> = {
-  source: ['log_namespace'],
+  source: [],
   transform: [],
   sink: ['healthcheck_uri', 'dangerously_allow_unconfined_template_resolution'],
 };

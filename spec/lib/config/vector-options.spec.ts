@@ -20,9 +20,10 @@ describe('Vector options weir does not implement', () => {
     expect(vectorOptionMessage('sink', ['tls'], 'tls.alpn_protocols')).to.equal(NOT_SUPPORTED_YET);
     expect(vectorOptionMessage('sink', ['tls'], 'tls')).to.equal(NOT_SUPPORTED_YET);
     expect(vectorOptionMessage('sink', ['tls'], 'tlsx')).to.equal(undefined);
-    expect(vectorOptionMessage('source', [], 'log_namespace')).to.equal(NOT_SUPPORTED_YET);
-    expect(vectorOptionMessage('transform', [], 'log_namespace')).to.equal(undefined);
-    expect(vectorOptionMessage('sink', [], 'healthcheck.uri')).to.match(/does not query a URI/);
+    expect(vectorOptionMessage('sink', [], 'healthcheck_uri')).to.equal(NOT_SUPPORTED_YET);
+    expect(vectorOptionMessage('transform', [], 'healthcheck_uri')).to.equal(undefined);
+    // healthcheck.uri is accepted with a warning where it has no effect, not refused
+    expect(vectorOptionMessage('sink', [], 'healthcheck.uri')).to.equal(undefined);
   });
 
   it("takes a component's own from its definition, also under an alias, and only for that component", () => {
