@@ -1,10 +1,11 @@
 /** `internal_metrics`: the process's own metrics as metric events, at start and every scrape interval. */
 import * as v from 'valibot';
-import { Observable } from 'rxjs';
+import { of } from 'rxjs';
 import { defineSource } from '../../../lib/component.js';
-import { type EventBatch, EventMetadata, MetricEvent } from '../../../lib/event.js';
+import { type EventBatch, EventMetadata, MetricEvent, batchSize, rememberBatchSize } from '../../../lib/event.js';
 import { Timestamp } from '../../../lib/value.js';
 import { HISTOGRAM_BOUNDS, type MetricsRegistry } from '../../../lib/telemetry/registry.js';
+import { pullEvery, runSource } from '../../shared/source/index.js';
 
 export const InternalMetricsConfig = v.strictObject({
   type: v.literal('internal_metrics'),
@@ -45,17 +46,17 @@ export const internalMetricsSource = defineSource({
   schema: InternalMetricsConfig,
   outputs: () => [{ type: 'metric' }],
   build: (config, ctx) =>
-    new Observable<EventBatch>((subscriber) => {
-      const period = config.scrape_interval_secs * 1000;
-      const tick = () => {
-        const batch = snapshotMetrics(ctx.registry, ctx.id, config, new Timestamp(Math.floor(ctx.scheduler.now())));
-        if (batch.length > 0) subscriber.next(batch);
-      };
+    runSource(ctx, {}, (out) => {
       // the first scrape at once, as Vector's interval timer fires on start; then every period
-      const action = ctx.scheduler.schedule(function () {
-        tick();
-        this.schedule(undefined, period);
-      }, 0);
-      return () => action.unsubscribe();
+      const scrape = () => {
+        const batch = snapshotMetrics(ctx.registry, ctx.id, config, new Timestamp(Math.floor(ctx.scheduler.now())));
+        // no wire here: the snapshot's size is what this source takes in
+        const bytes = batchSize(batch);
+        rememberBatchSize(batch, bytes);
+        out.received(bytes);
+        return of(batch);
+      };
+      const sub = pullEvery(config.scrape_interval_secs * 1000, scrape, ctx.out, ctx.scheduler).subscribe((batch) => out.emit(batch));
+      return { close: () => sub.unsubscribe() };
     }),
 });

@@ -19,8 +19,9 @@ describe('internal_metrics source', () => {
       const src = sources.internal_metrics!({ scrape_interval_secs: 1, tags: { host_key: 'host' } }, { scheduler: rx, registry }) as Observable<EventBatch>;
       const view = src.pipe(
         take(3),
+        // the source's own series (its received bytes) are checked below
         map((b) =>
-          (b as MetricEvent[]).map((m) => `${m.namespace}.${m.name}{${m.tags!.component_id},${m.tags!.component_kind},host=${m.tags!.host},pid=${m.tags!.pid}} ${m.kind} ${m.value.type}=${(m.value as { value: number }).value}`),
+          (b as MetricEvent[]).filter((m) => m.tags!.component_id !== 'internal_metrics').map((m) => `${m.namespace}.${m.name}{${m.tags!.component_id},${m.tags!.component_kind},host=${m.tags!.host},pid=${m.tags!.pid}} ${m.kind} ${m.value.type}=${(m.value as { value: number }).value}`),
         ),
       );
       // Vector scrapes on start: the first batch comes at 0 ms, not after the first interval
@@ -29,5 +30,8 @@ describe('internal_metrics source', () => {
         b: ['weir.component_sent_events_total{out,sink,host=h1,pid=undefined} absolute counter=5', 'weir.buffer_events{out,sink,host=h1,pid=undefined} absolute gauge=7'],
       });
     });
+    // each snapshot's size counts as received: three scrapes of at least two series each
+    const received = registry.all().find((s) => s.name === 'component_received_bytes_total' && s.tags.component_id === 'internal_metrics');
+    expect(received?.value).to.be.greaterThan(3 * 2 * 64);
   });
 });
