@@ -20,7 +20,7 @@ import { type SettledPart, type SourceOutput, runSource } from '../../shared/sou
 import type { CloudwQueueSourceConfig } from './config.js';
 import { createMessageDecoder, sentTimestamp } from './decode.js';
 import { createDeleter } from './deleter.js';
-import { QueueSourceEvents } from './events.js';
+import { type QueueSourceEvents, queueSourceEvents } from './events.js';
 import { lazyModule } from '../../../lib/lazy-module.js';
 
 const sqsSdk = lazyModule<typeof import('@aws-sdk/client-sqs')>('@aws-sdk/client-sqs');
@@ -78,7 +78,7 @@ class QueueReceiver {
     /** A client given by the caller stays open: the caller owns it. */
     private readonly borrowed: boolean,
   ) {
-    this.events = new QueueSourceEvents(ctx);
+    this.events = queueSourceEvents(ctx);
     this.decode = createMessageDecoder(config, ctx);
     this.deleter = createDeleter(sqs, config.queue_url, this.events, DELETE_TIMEOUT_MS);
   }

@@ -16,7 +16,7 @@ import { BatchWindow, OrderedSettlement, type PauseWhileClosed, type SourceOutpu
 import { type Checkpoint, openCheckpoint } from './checkpoint.js';
 import { type StartAt, journalctlArgs, journalctlVersion } from './command.js';
 import { type JournalSourceConfig, unitMatches } from './config.js';
-import { type JournalTelemetry, checkpointFailed, checkpointHeld, invalidRecord, journalTelemetry, journalctlEnded, journalctlStderr } from './events.js';
+import { type JournalEvents, journalEvents } from './events.js';
 import { type EventKeys, parseRecord, recordFilter, recordToEvent } from './record.js';
 
 /** A batch closes this long after its first record even when short. */
@@ -57,7 +57,7 @@ interface ReaderParts {
 
 /** One subscription's journalctl process, its batches and its checkpoint. */
 class JournalReader {
-  private readonly telemetry: JournalTelemetry;
+  private readonly events: JournalEvents;
   private readonly pauser: PauseWhileClosed;
   private readonly window: BatchWindow;
   private readonly settlement: OrderedSettlement<string | undefined>;
@@ -75,13 +75,13 @@ class JournalReader {
     private readonly out: SourceOutput,
     private readonly parts: ReaderParts,
   ) {
-    this.telemetry = journalTelemetry(ctx);
+    this.events = journalEvents(ctx);
     this.pauser = pauseWhileClosed(ctx.out);
     this.window = new BatchWindow(config.batch_size, BATCH_WINDOW_MS, ctx.scheduler, (events) => this.emit(events));
     this.settlement = new OrderedSettlement(
       out,
       (cursor) => this.save(cursor),
-      (status: DeliveryStatus) => checkpointHeld(ctx, status),
+      (status: DeliveryStatus) => this.events.checkpointHeld(status),
     );
   }
 
@@ -126,7 +126,7 @@ class JournalReader {
     try {
       this.parts.checkpoint.save(cursor);
     } catch (err) {
-      checkpointFailed(this.ctx, this.telemetry, this.parts.checkpoint.path, err);
+      this.events.checkpointFailed(this.parts.checkpoint.path, err);
     }
   }
 
@@ -138,7 +138,7 @@ class JournalReader {
     if (text.startsWith('-- cursor: ')) return;
     const r = parseRecord(text);
     if (typeof r === 'string') {
-      invalidRecord(this.ctx, this.telemetry, text, r, line.length);
+      this.events.invalidRecord(text, r, line.length);
       return this.window.skip();
     }
     this.failures = 0;
@@ -153,7 +153,7 @@ class JournalReader {
     const args = journalctlArgs(this.config, this.version, this.start);
     const proc = spawn(this.config.journalctl_path, args, { stdio: ['ignore', 'pipe', 'pipe'] }) as unknown as ChildProcessWithoutNullStreams;
     this.child = proc;
-    const lines = createDeframer({ method: 'newline_delimited' }, { onDiscard: (_reason, bytes) => invalidRecord(this.ctx, this.telemetry, '', 'record too long', bytes) });
+    const lines = createDeframer({ method: 'newline_delimited' }, { onDiscard: (_reason, bytes) => this.events.invalidRecord('', 'record too long', bytes) });
     const onLine = (buf: Buffer, start: number, end: number) => this.handleLine(buf.subarray(start, end));
     let ended = false;
     const end = (reason: string, failed: boolean) => {
@@ -169,7 +169,7 @@ class JournalReader {
       this.out.received(chunk.length);
       lines.push(chunk, onLine);
     });
-    forwardStderr(proc, (line) => journalctlStderr(this.ctx, line));
+    forwardStderr(proc, (line) => this.events.journalctlStderr(line));
     proc.on('error', (err) => end(`could not run ${this.config.journalctl_path}: ${err.message}`, true));
     proc.on('close', (code, signal) => end(`journalctl exited (${signal ?? `code ${code}`})`, code !== 0));
   }
@@ -178,7 +178,7 @@ class JournalReader {
     if (this.stopped) return;
     const delay = Math.min(RESTART_MAX_MS, RESTART_MIN_MS * 2 ** this.failures);
     this.failures++;
-    journalctlEnded(this.ctx, this.telemetry, reason, delay, failed);
+    this.events.journalctlEnded(reason, delay, failed);
     this.restartTimer = this.ctx.scheduler.schedule(() => this.run(), delay);
   }
 }
