@@ -1,10 +1,10 @@
 import { expect } from 'chai';
 import { until } from '../../helpers/wait.js';
 import * as v from 'valibot';
-import { type Observable, firstValueFrom, map, take, toArray } from 'rxjs';
+import { type Observable, defer, finalize, firstValueFrom, map, take, toArray } from 'rxjs';
 import { TestScheduler } from 'rxjs/testing';
+import { pullEvery } from '../../../connectors/shared/source/index.js';
 import { EventdbMetricsConfig, buildEventdbMetricsSource } from '../../../connectors/sources/eventdb_metrics/index.js';
-import { scrapeEvery } from '../../../connectors/sources/eventdb_metrics/source.js';
 import { statsToMetrics } from '../../../connectors/sources/eventdb_metrics/stats.js';
 import type { EventBatch, MetricEvent } from '../../../lib/event.js';
 import { gateFrom } from '../../../lib/gate.js';
@@ -92,6 +92,7 @@ describe('eventdb_metrics source', () => {
     });
   });
 
+  // the source paces its scrapes with pullEvery(scrape_interval_secs * 1000, scrape, output gate)
   describe('scrape timing (virtual time)', () => {
     let rx: TestScheduler;
     beforeEach(() => {
@@ -103,7 +104,7 @@ describe('eventdb_metrics source', () => {
       rx.run(({ cold, expectObservable }) => {
         let n = 0;
         const open = gateFrom(cold('a', { a: true }));
-        expectObservable(scrapeEvery(10, () => cold('-(x|)', { x: n++ }), open, rx), '^------------------------------!').toBe('-a---------b---------c', {
+        expectObservable(pullEvery(10, () => cold('-(x|)', { x: n++ }), open, rx), '^------------------------------!').toBe('-a---------b---------c', {
           a: 0,
           b: 1,
           c: 2,
@@ -113,27 +114,37 @@ describe('eventdb_metrics source', () => {
       rx.run(({ cold, hot, expectObservable }) => {
         let n = 0;
         const gate = gateFrom(hot('--c-------------------------o', { c: false, o: true }));
-        // ticks at 10 and 20 wait behind the closed gate; one scrape at 28, then the period resumes
-        expectObservable(scrapeEvery(10, () => cold('-(x|)', { x: n++ }), gate, rx), '^-----------------------------------------!').toBe('-a---------------------------b---------c--', {
+        // the scrape due at 10 waits behind the closed gate until 28; the next is due 10 after that one started
+        expectObservable(pullEvery(10, () => cold('-(x|)', { x: n++ }), gate, rx), '^-----------------------------------------!').toBe('-a---------------------------b---------c--', {
           a: 0,
           b: 1,
           c: 2,
         });
       }));
-    it('skips a tick while the previous scrape is still running', () =>
-      rx.run(({ cold, expectObservable }) => {
+    it('a scrape that outlasts the interval is followed by the next at once, never by an overlapping one', () =>
+      rx.run(({ cold, expectObservable, flush }) => {
         let n = 0;
+        let running = 0;
+        let most = 0;
         const open = gateFrom(cold('a', { a: true }));
-        expectObservable(scrapeEvery(10, () => cold('---------------(x|)', { x: n++ }), open, rx), '^--------------------------------------!').toBe('---------------a-------------------b----', {
+        const slow = () =>
+          defer(() => {
+            most = Math.max(most, ++running);
+            return cold('---------------(x|)', { x: n++ });
+          }).pipe(finalize(() => running--));
+        // scrapes start at 0, 15 and 30: each one was due 10 after the previous started, which had not ended yet
+        expectObservable(pullEvery(10, slow, open, rx), '^--------------------------------------!').toBe('---------------a--------------b--------', {
           a: 0,
           b: 1,
         });
+        flush();
+        expect(most).to.equal(1);
       }));
     it('an empty scrape (undefined) emits nothing and the next one still runs', () =>
       rx.run(({ cold, expectObservable }) => {
         let n = 0;
         const open = gateFrom(cold('a', { a: true }));
-        expectObservable(scrapeEvery(10, () => cold('-(x|)', { x: n++ === 0 ? undefined : n }), open, rx), '^----------------------!').toBe('-----------a---------b', { a: 2, b: 3 });
+        expectObservable(pullEvery(10, () => cold('-(x|)', { x: n++ === 0 ? undefined : n }), open, rx), '^----------------------!').toBe('-----------a---------b', { a: 2, b: 3 });
       }));
   });
 
