@@ -1,6 +1,9 @@
 /**
- * The one outbound HTTP client of the HTTP-based sinks: undici's `request()` on keep-alive agents,
- * TLS per the `tls.*` options and proxies per {@link resolveProxy}. It sends one request and returns one
+ * The one outbound HTTP client of the HTTP-based sinks and sources: undici's `request()` on keep-alive
+ * agents, TLS per the `tls.*` options and proxies per {@link resolveProxy}. Through an `http://` proxy an
+ * `http://` request is forwarded in absolute form (`GET http://host:port/path`) and an `https://` one is
+ * tunnelled with CONNECT, as Vector does: a stock forward proxy (squid, tinyproxy's packaged config)
+ * allows CONNECT to TLS ports only, so a tunnel to a plain-HTTP port is refused. It sends one request and returns one
  * response: no retries, no timeouts (the sink's retry layer owns both), no redirects. The body
  * Buffer goes to the socket as it is: no WHATWG Request around it, so it is never copied.
  */
@@ -126,7 +129,8 @@ export function createHttpClient(opts: HttpClientOptions = {}): HttpClient {
     if (proxy === undefined) return direct;
     let agent = proxied.get(proxy);
     if (!agent) {
-      agent = new ProxyAgent({ uri: proxy, requestTls: connect as ProxyAgent.Options['requestTls'] });
+      // proxyTunnel false: http targets are forwarded, https targets still go through a CONNECT tunnel
+      agent = new ProxyAgent({ uri: proxy, requestTls: connect as ProxyAgent.Options['requestTls'], proxyTunnel: false });
       proxied.set(proxy, agent);
     }
     return agent;

@@ -1,11 +1,10 @@
 /** Internal events of the `eventdb_metrics` source: each logs and counts together. */
 import type { ComponentContext } from '../../../lib/component.js';
 
-/** Counters bound once per source. */
+/** Counters bound once per source; received bytes are counted by the source skeleton. */
 export function eventdbTelemetry(ctx: ComponentContext) {
   const t = ctx.telemetry;
   return {
-    receivedBytes: t.counter('component_received_bytes_total'),
     requestErrors: t.counter('component_errors_total', { error_type: 'request_failed', stage: 'receiving' }),
     requestErrorsLegacy: t.counter('http_request_errors_total'),
     parseErrors: t.counter('component_errors_total', { error_type: 'parser_failed', stage: 'processing' }),
@@ -28,4 +27,12 @@ export function parseFailed(ctx: ComponentContext, t: EventdbTelemetry, endpoint
   t.parseErrors.add(1);
   t.parseErrorsLegacy.add(1);
   ctx.log.warn('Stats response could not be parsed; skipping this scrape.', { endpoint, status, error: reason });
+}
+
+/**
+ * Seconds from the scrape's arrival to its metrics being ready. Metric events carry no log
+ * timestamp field for the skeleton to measure, so the source records the lag itself.
+ */
+export function scrapeLag(ctx: ComponentContext, t: EventdbTelemetry, scrapedAtMs: number): void {
+  t.lag.record(Math.max(0, ctx.scheduler.now() - scrapedAtMs) / 1000);
 }

@@ -30,6 +30,7 @@ export function buildLogfwdSource(config: LogfwdSourceConfig, ctx: SourceContext
   const tls = listenerTls(config.tls); // files read at build: a bad certificate is a build error
   if (config.acknowledgements.enabled !== undefined)
     ctx.log.warn('acknowledgements.enabled on the logfwd source is deprecated and has no effect; enable acknowledgements globally or on the sinks.');
+  if (config.receive_buffer_bytes !== undefined) ctx.log.warn('receive_buffer_bytes has no effect on the logfwd source: Node.js cannot set SO_RCVBUF on accepted TCP sockets.');
   const target = parseListenAddress(config.address, { systemd: true }) as ListenTarget;
   // Node asks for a client certificate only when verify_certificate is on: no subject otherwise
   const metadataKey = tls?.requestCert && config.tls?.client_metadata_key !== undefined ? parsePath(config.tls.client_metadata_key) : undefined;

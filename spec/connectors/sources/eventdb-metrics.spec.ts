@@ -1,10 +1,12 @@
 import { expect } from 'chai';
+import { type IncomingMessage, type Server, type ServerResponse, createServer, request as httpRequest } from 'node:http';
+import type { Duplex } from 'node:stream';
 import { until } from '../../helpers/wait.js';
 import * as v from 'valibot';
-import { type Observable, firstValueFrom, map, take, toArray } from 'rxjs';
+import { type Observable, defer, finalize, firstValueFrom, map, take, toArray } from 'rxjs';
 import { TestScheduler } from 'rxjs/testing';
+import { pullEvery } from '../../../connectors/shared/source/index.js';
 import { EventdbMetricsConfig, buildEventdbMetricsSource } from '../../../connectors/sources/eventdb_metrics/index.js';
-import { scrapeEvery } from '../../../connectors/sources/eventdb_metrics/source.js';
 import { statsToMetrics } from '../../../connectors/sources/eventdb_metrics/stats.js';
 import type { EventBatch, MetricEvent } from '../../../lib/event.js';
 import { gateFrom } from '../../../lib/gate.js';
@@ -92,6 +94,7 @@ describe('eventdb_metrics source', () => {
     });
   });
 
+  // the source paces its scrapes with pullEvery(scrape_interval_secs * 1000, scrape, output gate)
   describe('scrape timing (virtual time)', () => {
     let rx: TestScheduler;
     beforeEach(() => {
@@ -103,7 +106,7 @@ describe('eventdb_metrics source', () => {
       rx.run(({ cold, expectObservable }) => {
         let n = 0;
         const open = gateFrom(cold('a', { a: true }));
-        expectObservable(scrapeEvery(10, () => cold('-(x|)', { x: n++ }), open, rx), '^------------------------------!').toBe('-a---------b---------c', {
+        expectObservable(pullEvery(10, () => cold('-(x|)', { x: n++ }), open, rx), '^------------------------------!').toBe('-a---------b---------c', {
           a: 0,
           b: 1,
           c: 2,
@@ -113,27 +116,37 @@ describe('eventdb_metrics source', () => {
       rx.run(({ cold, hot, expectObservable }) => {
         let n = 0;
         const gate = gateFrom(hot('--c-------------------------o', { c: false, o: true }));
-        // ticks at 10 and 20 wait behind the closed gate; one scrape at 28, then the period resumes
-        expectObservable(scrapeEvery(10, () => cold('-(x|)', { x: n++ }), gate, rx), '^-----------------------------------------!').toBe('-a---------------------------b---------c--', {
+        // the scrape due at 10 waits behind the closed gate until 28; the next is due 10 after that one started
+        expectObservable(pullEvery(10, () => cold('-(x|)', { x: n++ }), gate, rx), '^-----------------------------------------!').toBe('-a---------------------------b---------c--', {
           a: 0,
           b: 1,
           c: 2,
         });
       }));
-    it('skips a tick while the previous scrape is still running', () =>
-      rx.run(({ cold, expectObservable }) => {
+    it('a scrape that outlasts the interval is followed by the next at once, never by an overlapping one', () =>
+      rx.run(({ cold, expectObservable, flush }) => {
         let n = 0;
+        let running = 0;
+        let most = 0;
         const open = gateFrom(cold('a', { a: true }));
-        expectObservable(scrapeEvery(10, () => cold('---------------(x|)', { x: n++ }), open, rx), '^--------------------------------------!').toBe('---------------a-------------------b----', {
+        const slow = () =>
+          defer(() => {
+            most = Math.max(most, ++running);
+            return cold('---------------(x|)', { x: n++ });
+          }).pipe(finalize(() => running--));
+        // scrapes start at 0, 15 and 30: each one was due 10 after the previous started, which had not ended yet
+        expectObservable(pullEvery(10, slow, open, rx), '^--------------------------------------!').toBe('---------------a--------------b--------', {
           a: 0,
           b: 1,
         });
+        flush();
+        expect(most).to.equal(1);
       }));
     it('an empty scrape (undefined) emits nothing and the next one still runs', () =>
       rx.run(({ cold, expectObservable }) => {
         let n = 0;
         const open = gateFrom(cold('a', { a: true }));
-        expectObservable(scrapeEvery(10, () => cold('-(x|)', { x: n++ === 0 ? undefined : n }), open, rx), '^----------------------!').toBe('-----------a---------b', { a: 2, b: 3 });
+        expectObservable(pullEvery(10, () => cold('-(x|)', { x: n++ === 0 ? undefined : n }), open, rx), '^----------------------!').toBe('-----------a---------b', { a: 2, b: 3 });
       }));
   });
 
@@ -226,23 +239,115 @@ describe('eventdb_metrics source', () => {
       expect(ctx.metric('http_request_errors_total')).to.equal(0);
     });
 
-    it('proxy.http carries the scrape through a forward proxy', async () => {
+    /** Scrapes once; resolves with the batch, or with the count of request errors once one is logged. */
+    async function scrapeOnce(o: Record<string, unknown>): Promise<{ batch: MetricEvent[] | undefined; requestErrors: number }> {
+      const ctx = testSourceContext('eventdb_metrics');
+      let batch: MetricEvent[] | undefined;
+      const sub = buildEventdbMetricsSource(parse({ endpoint: `${peer.url}/stats`, scrape_interval_secs: 60, ...o }), ctx).subscribe((b) => (batch ??= b as MetricEvent[]));
+      try {
+        await until(() => batch !== undefined || ctx.metric('http_request_errors_total') > 0, 10_000, 'a scrape or a request error');
+      } finally {
+        sub.unsubscribe();
+      }
+      return { batch, requestErrors: ctx.metric('http_request_errors_total') };
+    }
+
+    it('proxy.http forwards the scrape through a proxy that tunnels to TLS ports only; no_proxy bypasses it', async () => {
+      const proxy = await startForwardProxy();
+      try {
+        const target = `${peer.url}/stats`;
+        const proxied = await scrapeOnce({ proxy: { http: proxy.url } });
+        expect(proxied.requestErrors).to.equal(0);
+        expect(proxied.batch).to.have.length(9);
+        // an absolute-form request for the endpoint, not a CONNECT tunnel the proxy refuses
+        expect(proxy.seen).to.deep.equal([`GET ${target}`]);
+        expect(proxy.hosts).to.deep.equal([new URL(peer.url).host]);
+        expect(peer.requests).to.have.length(1);
+        for (const noProxy of [['127.0.0.1'], ['127.0.0.0/8'], ['*']]) {
+          const direct = await scrapeOnce({ proxy: { http: proxy.url, no_proxy: noProxy } });
+          expect(direct.batch, `no_proxy ${noProxy.join(',')}`).to.have.length(9);
+        }
+        expect(proxy.seen).to.have.length(1);
+        expect(peer.requests).to.have.length(4);
+      } finally {
+        await proxy.close();
+      }
+    });
+
+    it('proxy.http carries the scrape through tinyproxy as a forwarded request; proxy.enabled = false and no_proxy go direct', async () => {
       const proxy: TestProxy = await startTinyproxy();
       try {
-        // tinyproxy logs a request some time after it served it: count the tunnels to the node it logged
-        const scrapes = () => proxy.connections().filter((l) => l.includes(`CONNECT ${new URL(peer.url).host} `)).length;
+        const host = new URL(peer.url).host;
         const proxied = { endpoint: `${peer.url}/stats`, scrape_interval_secs: 60, proxy: { http: proxy.url } };
         const [batch] = await run(testSourceContext('eventdb_metrics'), proxied, 1);
         expect(batch).to.have.length(9);
-        await until(() => scrapes() >= 1, 10_000, 'the proxied scrape in the proxy log');
-        // proxy.enabled = false: straight to the node; a proxied scrape after it marks where the log is
+        await proxy.waitForRequestsTo(host, 1);
+        // tinyproxy logs a request some time after it served it: a proxied scrape after the direct ones marks where the log is
         await run(testSourceContext('eventdb_metrics'), { ...proxied, proxy: { enabled: false, http: proxy.url } }, 1);
+        await run(testSourceContext('eventdb_metrics'), { ...proxied, proxy: { http: proxy.url, no_proxy: ['127.0.0.1'] } }, 1);
         await run(testSourceContext('eventdb_metrics'), proxied, 1);
-        await until(() => scrapes() >= 2, 10_000, 'the second proxied scrape in the proxy log');
-        expect(scrapes()).to.equal(2);
+        await proxy.waitForRequestsTo(host, 2);
+        expect(proxy.requestsTo(host)).to.equal(2, proxy.connections().join('\n'));
+        const lines = proxy.connections().filter((l) => l.includes(host));
+        expect(lines.filter((l) => l.includes(`GET http://${host}/stats `))).to.have.length(2);
+        expect(lines.filter((l) => l.includes(`CONNECT ${host}`))).to.deep.equal([]);
+        expect(peer.requests).to.have.length(4);
       } finally {
         await proxy.stop();
       }
     });
   });
 });
+
+/** A forward proxy run in the test, configured as stock proxies are. */
+interface ForwardProxy {
+  readonly url: string;
+  /** `METHOD target` of every request the proxy received, CONNECT included. */
+  readonly seen: string[];
+  /** The Host header of every forwarded request. */
+  readonly hosts: string[];
+  close(): Promise<void>;
+}
+
+/**
+ * Forwards absolute-form requests and refuses CONNECT to plain-HTTP ports, as squid's and
+ * tinyproxy's packaged configurations do (they tunnel to TLS ports only).
+ */
+async function startForwardProxy(): Promise<ForwardProxy> {
+  const seen: string[] = [];
+  const hosts: string[] = [];
+  const server: Server = createServer((req: IncomingMessage, res: ServerResponse) => {
+    seen.push(`${req.method} ${req.url}`);
+    hosts.push(req.headers.host ?? '');
+    let target: URL;
+    try {
+      target = new URL(req.url ?? '');
+    } catch {
+      res.writeHead(400).end();
+      return;
+    }
+    const upstream = httpRequest({ host: target.hostname, port: target.port, method: req.method, path: target.pathname + target.search, headers: req.headers }, (up) => {
+      res.writeHead(up.statusCode ?? 502, up.headers);
+      up.pipe(res);
+    });
+    upstream.on('error', () => res.writeHead(502).end());
+    req.pipe(upstream);
+  });
+  server.on('connect', (req: IncomingMessage, socket: Duplex) => {
+    seen.push(`CONNECT ${req.url}`);
+    // the nodes under test listen on plain-HTTP ports, never 443: every tunnel is refused
+    socket.end('HTTP/1.1 403 Forbidden\r\ncontent-length: 0\r\n\r\n');
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as { port: number };
+  return {
+    url: `http://127.0.0.1:${port}`,
+    seen,
+    hosts,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}

@@ -187,12 +187,26 @@ describe('logfwd source: connections, acks, errors', function () {
     expect(src.ctx.lines.some((l) => l.includes('acknowledgements.enabled on the logfwd source is deprecated'))).to.equal(true);
   });
 
-  it('config: address required and checked (systemd#N allowed), receive_buffer_bytes refused, tls.enabled needs crt_file', () => {
+  it('receive_buffer_bytes is accepted with one warning that it has no effect, and the source still acknowledges', async () => {
+    const warning = 'receive_buffer_bytes has no effect on the logfwd source';
+    src = await startSource({ receive_buffer_bytes: 65536 });
+    expect(src.ctx.lines.filter((l) => l.includes(warning))).to.have.length(1);
+    const c = await rawClient(src.port);
+    c.sock.write(message('r', 1, {}, { chunk: 'r' }));
+    await until(() => c.replies.length === 1, 5000, 'ack');
+    c.sock.destroy();
+    src.stop();
+    src = await startSource();
+    expect(src.ctx.lines.filter((l) => l.includes(warning))).to.deep.equal([]);
+  });
+
+  it('config: address required and checked (systemd#N allowed), receive_buffer_bytes accepted, tls.enabled needs crt_file', () => {
     expect(issues({})[0]).to.match(/^address: /);
     expect(issues({ address: 'nope' })[0]).to.match(/^address: /);
     expect(issues({ address: 'systemd#2' })).to.deep.equal([]);
     expect(issues({ address: 'systemd#0' })[0]).to.match(/^address: .*counts from 1/);
-    expect(issues({ address: '0.0.0.0:24224', receive_buffer_bytes: 65536 })[0]).to.match(/^receive_buffer_bytes: .*not supported/);
+    expect(issues({ address: '0.0.0.0:24224', receive_buffer_bytes: 65536 })).to.deep.equal([]);
+    expect(issues({ address: '0.0.0.0:24224', receive_buffer_bytes: 0 })[0]).to.match(/^receive_buffer_bytes: /);
     expect(issues({ address: '0.0.0.0:24224', tls: { enabled: true } })[0]).to.match(/^tls.enabled: crt_file is required/);
     expect(issues({ address: '0.0.0.0:24224', connection_limit: 0 })[0]).to.match(/^connection_limit: /);
   });
