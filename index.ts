@@ -3,7 +3,7 @@ export { sources, transforms, sinks, type ComposeContext } from './connectors/co
 export { Float, Timestamp, type Value, type ObjectValue, fromJSON, toJSON } from './lib/value.js';
 export { parsePath, getPath, setPath, removePath, formatPath } from './lib/path.js';
 export { LogEvent, MetricEvent, EventMetadata, BatchNotifier, logEvent, type Event, type EventBatch, type Delivery, type RoutedBatch } from './lib/event.js';
-export { GateController, AllGate, pullWhile, gatedScheduler, whenOpen, type Gate } from './lib/gate.js';
+export { GateController, AllGate, pullWhile, whenOpen, type Gate } from './lib/gate.js';
 export { MetricsRegistry } from './lib/telemetry/registry.js';
 export { ConfigError } from './lib/errors.js';
 export { loadConfig, configFromObject } from './lib/config/load.js';

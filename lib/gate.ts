@@ -9,9 +9,6 @@ import {
   BehaviorSubject,
   type Observable,
   type ObservableInput,
-  type SchedulerAction,
-  type SchedulerLike,
-  asyncScheduler,
   defer,
   distinctUntilChanged,
   filter,
@@ -113,21 +110,4 @@ export function pullWhile<T>(read: () => ObservableInput<T | undefined>, gate: G
     repeat({ delay: credit }),
     filter((x): x is T => x !== undefined),
   );
-}
-
-/** Actions wait while the gate is closed. Holds back one pull (poll, scrape, timer), never data. */
-export function gatedScheduler(gate: Gate, inner: SchedulerLike = asyncScheduler): SchedulerLike {
-  return {
-    now: () => inner.now(),
-    schedule<T>(work: (this: SchedulerAction<T>, state?: T) => void, delay?: number, state?: T) {
-      return inner.schedule<T>(
-        function (this: SchedulerAction<T>, s?: T) {
-          if (gate.isOpen) return work.call(this, s);
-          this.add(whenOpen(gate).subscribe(() => work.call(this, s)));
-        },
-        delay,
-        state,
-      );
-    },
-  };
 }

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { TestScheduler } from 'rxjs/testing';
-import { GateController, AllGate, gateFrom, gatedScheduler, pullWhile } from '../../lib/gate.js';
+import { GateController, AllGate, gateFrom, pullWhile } from '../../lib/gate.js';
 import { timer, map } from 'rxjs';
 
 describe('gates', () => {
@@ -25,11 +25,12 @@ describe('gates', () => {
       expectObservable(pullWhile(() => cold('-(x|)', { x: n++ % 2 === 0 ? n : undefined }), gate), '^-----!').toBe('-a-c-e', { a: 1, c: 3, e: 5 });
     }));
 
-  it('gatedScheduler holds a scheduled action until the gate opens', () =>
-    rx.run(({ hot, expectObservable }) => {
-      const gate = gateFrom(hot('c-----o', { c: false, o: true }), true);
-      const sched = gatedScheduler(gate, rx);
-      expectObservable(timer(2, sched).pipe(map(() => 'x'))).toBe('------(x|)');
+  it('pullWhile with a pace waits for the pace, then for the gate, before the next read', () =>
+    rx.run(({ cold, hot, expectObservable }) => {
+      // the gate closes at 1 and opens at 6: the read due at 3 (after a pace of 3) waits until 6
+      const gate = gateFrom(hot('-c----o', { c: false, o: true }), true);
+      let n = 0;
+      expectObservable(pullWhile(() => cold('(x|)', { x: n++ }), gate, () => timer(3)), '^---------!').toBe('a-----b--c', { a: 0, b: 1, c: 2 });
     }));
 
   it('AllGate is open only while every member is open, and follows member changes', () => {
