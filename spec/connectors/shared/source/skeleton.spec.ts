@@ -3,14 +3,13 @@
  * pull and push sources, draining at shutdown, byte and lag accounting, and the batch window.
  */
 import { expect } from 'chai';
-import { type Observable, Subject, VirtualTimeScheduler, map, of } from 'rxjs';
+import { type Observable, type SchedulerLike, Subject, VirtualTimeScheduler, map, of } from 'rxjs';
 import { TestScheduler } from 'rxjs/testing';
 import { BatchWindow, OrderedSettlement, type SourceOutput, pauseWhileClosed, pullEvery, runSource } from '../../../../connectors/shared/source/index.js';
 import type { SourceContext } from '../../../../lib/component.js';
 import { componentContext, sourceContext } from '../../../../lib/component-context.js';
 import { type DeliveryStatus, type Event, type EventBatch, EventMetadata, MetricEvent, type RoutedBatch, logEvent } from '../../../../lib/event.js';
 import { type Gate, OPEN_GATE, gateFrom } from '../../../../lib/gate.js';
-import type { SchedulerLike } from 'rxjs';
 import { MetricsRegistry } from '../../../../lib/telemetry/registry.js';
 import { Timestamp } from '../../../../lib/value.js';
 
