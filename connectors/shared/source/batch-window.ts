@@ -59,6 +59,8 @@ export class BatchWindow {
     this.timer?.unsubscribe();
     this.timer = undefined;
     this.events = undefined;
+    // the dropped batch's records must not count toward the next one
+    this.records = 0;
   }
 
   private count(): void {

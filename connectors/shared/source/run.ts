@@ -6,7 +6,7 @@
  * drains it (stop taking input, finish what is in hand, then complete), and unsubscribing
  * closes it at once.
  */
-import { Observable, type Subscriber } from 'rxjs';
+import { Observable, type Subscriber, take } from 'rxjs';
 import type { SourceContext } from '../../../lib/component.js';
 import type { EventBatch, RoutedBatch } from '../../../lib/event.js';
 import { SourceOutput, type SourceOutputOptions } from './output.js';
@@ -37,8 +37,8 @@ export function runSource<B extends EventBatch | RoutedBatch = EventBatch>(
       subscriber.error(err);
       return undefined;
     }
-    const shutdown = ctx.shutdown$.subscribe(() => {
-      shutdown?.unsubscribe();
+    // take(1): a shutdown$ that replays the stop signal fires during subscribe, and drains once
+    const shutdown = ctx.shutdown$.pipe(take(1)).subscribe(() => {
       let drained: PromiseLike<void> | void;
       try {
         drained = running?.drain?.();
