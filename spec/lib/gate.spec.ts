@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { TestScheduler } from 'rxjs/testing';
 import { GateController, AllGate, gateFrom, pullWhile } from '../../lib/gate.js';
-import { timer, map } from 'rxjs';
+import { timer } from 'rxjs';
 
 describe('gates', () => {
   let rx: TestScheduler;
