@@ -11,7 +11,7 @@ import { resolveProxy } from '../../../lib/net/proxy.js';
 import { Timestamp } from '../../../lib/value.js';
 import { type SourceOutput, pullEvery, runSource } from '../../shared/source/index.js';
 import type { EventdbMetricsConfig } from './config.js';
-import { type EventdbTelemetry, eventdbTelemetry, parseFailed, requestFailed, scrapeLag } from './events.js';
+import { type EventdbEvents, eventdbEvents } from './events.js';
 import { statsToMetrics } from './stats.js';
 
 // a statistics document with many queues runs past the client's default body cap
@@ -20,11 +20,11 @@ const MAX_STATS_CHARS = 16 * 1024 * 1024;
 /** Builds the source; request and parse failures are counted and skip one scrape, never end the source. */
 export function buildEventdbMetricsSource(config: EventdbMetricsConfig, ctx: SourceContext): Observable<EventBatch> {
   const periodMs = config.scrape_interval_secs * 1000;
-  const telemetry = eventdbTelemetry(ctx);
+  const events = eventdbEvents(ctx);
   // the received-bytes counter is tagged protocol=http, as Vector tags this source's
   return runSource(ctx, { protocol: 'http' }, (out) => {
     const client = createHttpClient({ proxy: resolveProxy(config.proxy, ctx.globals.proxy) });
-    const scrapes = pullEvery(periodMs, () => scrapeOnce(config, ctx, out, telemetry, client, periodMs), ctx.out, ctx.scheduler).subscribe({
+    const scrapes = pullEvery(periodMs, () => scrapeOnce(config, ctx, out, events, client, periodMs), ctx.out, ctx.scheduler).subscribe({
       next: (batch) => out.emit(batch),
       error: (err: unknown) => out.fail(err),
     });
@@ -42,7 +42,7 @@ function scrapeOnce(
   config: EventdbMetricsConfig,
   ctx: SourceContext,
   out: SourceOutput,
-  telemetry: EventdbTelemetry,
+  events: EventdbEvents,
   client: HttpClient,
   periodMs: number,
 ): Observable<EventBatch | undefined> {
@@ -63,16 +63,16 @@ function scrapeOnce(
           const scrapedAt = ctx.scheduler.now();
           const metrics = statsToMetrics(res.body, config.default_namespace, new Timestamp(Math.floor(scrapedAt)), ctx.id);
           if (typeof metrics === 'string') {
-            parseFailed(ctx, telemetry, config.endpoint, metrics, res.status);
+            events.parseFailed(config.endpoint, metrics, res.status);
             return undefined;
           }
-          scrapeLag(ctx, telemetry, scrapedAt);
+          events.scrapeLag(scrapedAt);
           return metrics;
         },
         (err: unknown) => {
           // aborted by teardown: the source is stopping, nothing failed
           if (abort.signal.aborted && !timedOut) return undefined;
-          requestFailed(ctx, telemetry, config.endpoint, timedOut ? new Error(`no answer within ${config.scrape_interval_secs} s`) : err);
+          events.requestFailed(config.endpoint, timedOut ? new Error(`no answer within ${config.scrape_interval_secs} s`) : err);
           return undefined;
         },
       )
