@@ -60,30 +60,20 @@ export function logicalOr(cx: CompileContext, l: Left, st: TypeState, sc: Scope)
     const rrun = rhs.run;
     // the right side never runs: its fallibility does not count
     cx.pending.length = l.afterLhs;
-    return opResult(
-      cx,
-      l.pre,
-      (ctx) => {
-        const lv = lrun(ctx);
-        return isFalsy(lv) ? rrun(ctx) : lv;
-      },
-      lk,
-      lhs.fallible,
-    );
+    return opResult(cx, l.pre, orRun(lrun, rrun), lk, lhs.fallible);
   }
   const rhs = cx.expr(e.rhs, st, sc);
   st.assignFrom(l.before.merge(st));
   const rrun = rhs.run;
-  return opResult(
-    cx,
-    l.pre,
-    (ctx) => {
-      const lv = lrun(ctx);
-      return isFalsy(lv) ? rrun(ctx) : lv;
-    },
-    union(lk.without(K.NULL), rhs.kind),
-    lhs.fallible || rhs.fallible,
-  );
+  return opResult(cx, l.pre, orRun(lrun, rrun), union(lk.without(K.NULL), rhs.kind), lhs.fallible || rhs.fallible);
+}
+
+/** The run of `a || b`: a's value unless it is falsy, then b's (b runs only then). */
+function orRun(lrun: Compiled['run'], rrun: Compiled['run']): Compiled['run'] {
+  return (ctx) => {
+    const lv = lrun(ctx);
+    return isFalsy(lv) ? rrun(ctx) : lv;
+  };
 }
 
 /** `a && b`: a boolean; false without running b when a is known to be null or false. */
