@@ -5,7 +5,8 @@
  */
 import type { TlsOptions } from 'node:tls';
 import * as v from 'valibot';
-import { pathItem, posint } from '../../lib/config/shared.js';
+import { pathItem } from '../../lib/config/options/checks.js';
+import { posint } from '../../lib/config/options/numbers.js';
 import { tlsListenOptions } from '../../lib/net/tls.js';
 import { parsePath } from '../../lib/path.js';
 

@@ -5,7 +5,8 @@
  * bodies) and framing belong to the sink and to framing.ts.
  */
 import * as v from 'valibot';
-import { encodingCommon, pathItem } from '../config/shared.js';
+import { pathItem } from '../config/options/checks.js';
+import { encodingCommon } from '../config/options/encoding.js';
 import type { Event, MetricEvent, TagValue } from '../event.js';
 import { type Path, getPath, parsePath, setPath } from '../path.js';
 import { type ObjectValue, type Value, isObject, valueToString } from '../value.js';

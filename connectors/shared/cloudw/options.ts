@@ -3,7 +3,9 @@
  * `tls`. Declared once here; each component spreads {@link cloudwConnectionEntries} into its schema.
  */
 import * as v from 'valibot';
-import { pathItem, posint, secs, tlsSchema } from '../../../lib/config/shared.js';
+import { pathItem } from '../../../lib/config/options/checks.js';
+import { posint, secs } from '../../../lib/config/options/numbers.js';
+import { tlsSchema } from '../../../lib/config/options/tls.js';
 
 const nonEmpty = (description: string) => v.pipe(v.string(), v.minLength(1, 'must not be empty'), v.description(description));
 
@@ -73,7 +75,7 @@ export interface CloudwConnection {
   readonly endpoint?: string | undefined;
   readonly auth: CloudwAuth;
   readonly tls?: v.InferOutput<typeof tlsSchema>;
-  readonly proxy?: import('../../../lib/config/shared.js').ProxyConfig | undefined;
+  readonly proxy?: import('../../../lib/config/options/proxy.js').ProxyConfig | undefined;
 }
 
 /**

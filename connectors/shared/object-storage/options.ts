@@ -3,7 +3,8 @@
  * sinks §0.11), declared once: each sink spreads {@link objectNamingEntries} into its schema.
  */
 import * as v from 'valibot';
-import { throwsNot, timezoneSchema } from '../../../lib/config/shared.js';
+import { throwsNot } from '../../../lib/config/options/checks.js';
+import { timezoneSchema } from '../../../lib/config/options/timezone.js';
 import { compileTemplate } from '../../../lib/template.js';
 import { compileFormat } from '../../../lib/time/strftime.js';
 

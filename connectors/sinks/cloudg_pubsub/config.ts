@@ -1,7 +1,11 @@
 /** Options of the `cloudg_pubsub` sink (spec 01 §2.1, §2.3 `cloudg_pubsub`; reference sinks §12). */
 import * as v from 'valibot';
 import { encodingSchema } from '../../../lib/codecs/encoding.js';
-import { REQUEST_DEFAULTS, batchSchema, pathItem, requestSchema, sinkObject, throwsNot, tlsSchema } from '../../../lib/config/shared.js';
+import { batchSchema } from '../../../lib/config/options/batch.js';
+import { pathItem, throwsNot } from '../../../lib/config/options/checks.js';
+import { sinkObject } from '../../../lib/config/options/envelope.js';
+import { REQUEST_DEFAULTS, requestSchema } from '../../../lib/config/options/request.js';
+import { tlsSchema } from '../../../lib/config/options/tls.js';
 import { compileTemplate } from '../../../lib/template.js';
 import { cloudgAuthOptions } from '../../shared/cloudg/options.js';
 

@@ -2,7 +2,12 @@
 import * as v from 'valibot';
 import { encodingSchema } from '../../../lib/codecs/encoding.js';
 import { framingSchema } from '../../../lib/codecs/framing.js';
-import { REQUEST_DEFAULTS, batchSchema, compressionSchema, pathItem, posint, requestSchema, sinkObject, throwsNot } from '../../../lib/config/shared.js';
+import { batchSchema } from '../../../lib/config/options/batch.js';
+import { pathItem, throwsNot } from '../../../lib/config/options/checks.js';
+import { compressionSchema } from '../../../lib/config/options/encoding.js';
+import { sinkObject } from '../../../lib/config/options/envelope.js';
+import { posint } from '../../../lib/config/options/numbers.js';
+import { REQUEST_DEFAULTS, requestSchema } from '../../../lib/config/options/request.js';
 import { compileTemplate } from '../../../lib/template.js';
 import { cloudwConnectionEntries } from '../../shared/cloudw/options.js';
 import { objectNamingEntries } from '../../shared/object-storage/options.js';

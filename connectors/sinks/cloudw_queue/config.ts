@@ -1,7 +1,9 @@
 /** Options of the `cloudw_queue` sink (spec 01 §2.1, §2.2, §2.3 `cloudw_queue`; reference sinks §9). */
 import * as v from 'valibot';
 import { encodingSchema } from '../../../lib/codecs/encoding.js';
-import { type RequestDefaults, REQUEST_DEFAULTS, pathItem, requestSchema, sinkObject, throwsNot } from '../../../lib/config/shared.js';
+import { pathItem, throwsNot } from '../../../lib/config/options/checks.js';
+import { sinkObject } from '../../../lib/config/options/envelope.js';
+import { REQUEST_DEFAULTS, type RequestDefaults, requestSchema } from '../../../lib/config/options/request.js';
 import { compileTemplate } from '../../../lib/template.js';
 import { cloudwConnectionEntries, requireRegionOrEndpoint } from '../../shared/cloudw/options.js';
 

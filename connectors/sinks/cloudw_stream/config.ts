@@ -1,7 +1,11 @@
 /** Options of the `cloudw_stream` sink (spec 01 §2.1, §2.2, §2.3 `cloudw_stream`; reference sinks §6). */
 import * as v from 'valibot';
 import { encodingSchema } from '../../../lib/codecs/encoding.js';
-import { REQUEST_DEFAULTS, batchSchema, compressionSchema, pathItem, requestSchema, sinkObject, throwsNot } from '../../../lib/config/shared.js';
+import { batchSchema } from '../../../lib/config/options/batch.js';
+import { pathItem, throwsNot } from '../../../lib/config/options/checks.js';
+import { compressionSchema } from '../../../lib/config/options/encoding.js';
+import { sinkObject } from '../../../lib/config/options/envelope.js';
+import { REQUEST_DEFAULTS, requestSchema } from '../../../lib/config/options/request.js';
 import { parsePath } from '../../../lib/path.js';
 import { cloudwConnectionEntries, requireRegionOrEndpoint } from '../../shared/cloudw/options.js';
 

@@ -1,7 +1,10 @@
 /** Options of the `file` sink. */
 import * as v from 'valibot';
 import { ENCODING_CODECS, FRAMING_METHODS, encodingSchema, framingSchema } from '../../../lib/codecs/index.js';
-import { compressionSchema, posint, sinkObject, timezoneSchema } from '../../../lib/config/shared.js';
+import { compressionSchema } from '../../../lib/config/options/encoding.js';
+import { sinkObject } from '../../../lib/config/options/envelope.js';
+import { posint } from '../../../lib/config/options/numbers.js';
+import { timezoneSchema } from '../../../lib/config/options/timezone.js';
 import { compileTemplate } from '../../../lib/template.js';
 
 const templateError = (text: string): string | undefined => {

@@ -2,7 +2,12 @@
 import * as v from 'valibot';
 import { encodingSchema } from '../../../lib/codecs/encoding.js';
 import { FRAMING_METHODS, framingSchema } from '../../../lib/codecs/framing.js';
-import { batchSchema, compressionSchema, pathItem, requestSchema, sinkObject, tlsSchema } from '../../../lib/config/shared.js';
+import { batchSchema } from '../../../lib/config/options/batch.js';
+import { pathItem } from '../../../lib/config/options/checks.js';
+import { compressionSchema } from '../../../lib/config/options/encoding.js';
+import { sinkObject } from '../../../lib/config/options/envelope.js';
+import { requestSchema } from '../../../lib/config/options/request.js';
+import { tlsSchema } from '../../../lib/config/options/tls.js';
 import { hasAuthorization, httpAuthSchema } from '../../shared/http/auth.js';
 
 

@@ -2,7 +2,12 @@
 import * as v from 'valibot';
 import { avroOptionsSchema } from '../../../lib/codecs/avro.js';
 import { metricTagValuesOption } from '../../../lib/codecs/encoding.js';
-import { REQUEST_DEFAULTS, batchSchema, compressionSchema, encodingCommon, pathItem, requestSchema, sinkObject, tlsSchema } from '../../../lib/config/shared.js';
+import { batchSchema } from '../../../lib/config/options/batch.js';
+import { pathItem } from '../../../lib/config/options/checks.js';
+import { compressionSchema, encodingCommon } from '../../../lib/config/options/encoding.js';
+import { sinkObject } from '../../../lib/config/options/envelope.js';
+import { REQUEST_DEFAULTS, requestSchema } from '../../../lib/config/options/request.js';
+import { tlsSchema } from '../../../lib/config/options/tls.js';
 import { parsePath } from '../../../lib/path.js';
 import { TemplateError, compileTemplate } from '../../../lib/template.js';
 import { httpAuthSchema } from '../../shared/http/auth.js';

@@ -1,7 +1,13 @@
 /** Options of the `logsvc_metrics` sink (spec 01 §2.1, §2.3 `logsvc_metrics`, §8; reference sinks §5). */
 import * as v from 'valibot';
 import { metricTagValuesOption } from '../../../lib/codecs/encoding.js';
-import { REQUEST_DEFAULTS, batchSchema, compressionSchema, pathItem, requestSchema, sinkObject, timezoneSchema, tlsSchema } from '../../../lib/config/shared.js';
+import { batchSchema } from '../../../lib/config/options/batch.js';
+import { pathItem } from '../../../lib/config/options/checks.js';
+import { compressionSchema } from '../../../lib/config/options/encoding.js';
+import { sinkObject } from '../../../lib/config/options/envelope.js';
+import { REQUEST_DEFAULTS, requestSchema } from '../../../lib/config/options/request.js';
+import { timezoneSchema } from '../../../lib/config/options/timezone.js';
+import { tlsSchema } from '../../../lib/config/options/tls.js';
 import { parsePath } from '../../../lib/path.js';
 import { hecTemplate, hecToken, httpUrl } from '../../shared/hec/options.js';
 

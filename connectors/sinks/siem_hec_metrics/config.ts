@@ -1,6 +1,12 @@
 /** Options of the `siem_hec_metrics` sink (spec 01 §2.1, §2.3 `siem_hec_metrics`, §3, §8; reference sinks §4). */
 import * as v from 'valibot';
-import { batchSchema, compressionSchema, pathItem, posint, requestSchema, sinkObject, tlsSchema } from '../../../lib/config/shared.js';
+import { batchSchema } from '../../../lib/config/options/batch.js';
+import { pathItem } from '../../../lib/config/options/checks.js';
+import { compressionSchema } from '../../../lib/config/options/encoding.js';
+import { sinkObject } from '../../../lib/config/options/envelope.js';
+import { posint } from '../../../lib/config/options/numbers.js';
+import { requestSchema } from '../../../lib/config/options/request.js';
+import { tlsSchema } from '../../../lib/config/options/tls.js';
 import { hecTemplate, hecToken, httpUrl } from '../../shared/hec/options.js';
 
 /**

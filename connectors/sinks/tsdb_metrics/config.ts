@@ -1,6 +1,11 @@
 /** Options of the `tsdb_metrics` sink (spec 01 §2.1, §2.3 `tsdb_metrics`; reference sinks §3). */
 import * as v from 'valibot';
-import { batchSchema, encodingCommon, pathItem, requestSchema, sinkObject, tlsSchema } from '../../../lib/config/shared.js';
+import { batchSchema } from '../../../lib/config/options/batch.js';
+import { pathItem } from '../../../lib/config/options/checks.js';
+import { encodingCommon } from '../../../lib/config/options/encoding.js';
+import { sinkObject } from '../../../lib/config/options/envelope.js';
+import { requestSchema } from '../../../lib/config/options/request.js';
+import { tlsSchema } from '../../../lib/config/options/tls.js';
 
 /** Options of generation 1 (the `/write` API with a database). */
 export const GENERATION_1 = ['database', 'consistency', 'retention_policy_name', 'username', 'password'] as const;

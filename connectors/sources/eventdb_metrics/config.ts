@@ -1,6 +1,7 @@
 /** Options of the `eventdb_metrics` source (spec 02 §2.5; defaults from the reference §6). */
 import * as v from 'valibot';
-import { acknowledgementsSchema, proxySchema } from '../../../lib/config/shared.js';
+import { acknowledgementsSchema } from '../../../lib/config/options/envelope.js';
+import { proxySchema } from '../../../lib/config/options/proxy.js';
 
 /** The `eventdb_metrics` source options. */
 export const EventdbMetricsConfig = v.strictObject({

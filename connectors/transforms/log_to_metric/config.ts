@@ -4,7 +4,8 @@
  * histograms and summaries incremental), so on another type they are config errors.
  */
 import * as v from 'valibot';
-import { inputsSchema, throwsNot } from '../../../lib/config/shared.js';
+import { throwsNot } from '../../../lib/config/options/checks.js';
+import { inputsSchema } from '../../../lib/config/options/envelope.js';
 import { parsePath } from '../../../lib/path.js';
 import { compileTemplate } from '../../../lib/template.js';
 

@@ -4,7 +4,8 @@ import type { OperatorFunction } from 'rxjs';
 import { type ComponentContext, defineTransform } from '../../../lib/component.js';
 import type { EventBatch } from '../../../lib/event.js';
 import { compileCondition, conditionSchema } from '../../../operators/conditions/index.js';
-import { inputsSchema, posint, uint } from '../../../lib/config/shared.js';
+import { inputsSchema } from '../../../lib/config/options/envelope.js';
+import { posint, uint } from '../../../lib/config/options/numbers.js';
 import { parsePath } from '../../../lib/path.js';
 import { MERGE_STRATEGIES, type ReduceEvents, reduce } from '../../../operators/transforms/reduce/index.js';
 

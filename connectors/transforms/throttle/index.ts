@@ -4,7 +4,7 @@ import type { OperatorFunction } from 'rxjs';
 import { type ComponentContext, defineTransform } from '../../../lib/component.js';
 import type { EventBatch } from '../../../lib/event.js';
 import { compileCondition, conditionSchema } from '../../../operators/conditions/index.js';
-import { inputsSchema } from '../../../lib/config/shared.js';
+import { inputsSchema } from '../../../lib/config/options/envelope.js';
 import { compileTemplate } from '../../../lib/template.js';
 import type { Counter } from '../../../lib/telemetry/registry.js';
 import { type ThrottleEvents, throttle } from '../../../operators/transforms/throttle/index.js';

@@ -2,7 +2,9 @@
 import { expect } from 'chai';
 import * as v from 'valibot';
 import { toJsonSchema } from '../../../lib/config/json-schema.js';
-import { bufferSchema, healthcheckSchema, uint } from '../../../lib/config/shared.js';
+import { bufferSchema } from '../../../lib/config/options/buffer.js';
+import { healthcheckSchema } from '../../../lib/config/options/envelope.js';
+import { uint } from '../../../lib/config/options/numbers.js';
 
 describe('toJsonSchema', () => {
   it('scalars, literals and picklists', () => {
@@ -58,7 +60,7 @@ describe('toJsonSchema', () => {
   it("Vector's shorthand forms: the table, or any value that is not a table", () => {
     const health = toJsonSchema(healthcheckSchema());
     expect(health.anyOf).to.deep.equal([
-      { type: 'object', properties: { enabled: { type: 'boolean', default: true } }, additionalProperties: false },
+      { type: 'object', properties: { enabled: { type: 'boolean', default: true, description: 'Check at start that the destination answers.' } }, additionalProperties: false },
       { not: { type: 'object' } },
     ]);
     const buffer = toJsonSchema(bufferSchema()) as { anyOf: { properties: Record<string, unknown> }[] };
