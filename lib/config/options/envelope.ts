@@ -10,6 +10,7 @@ import { type ProxyConfig, proxySchema } from './proxy.js';
 export const inputsSchema = v.pipe(
   v.array(v.pipe(v.string(), v.minLength(1, 'an input must not be empty'))),
   v.minLength(1, 'must list at least one input'),
+  v.description('Ids of the upstream components (`id.name` for a named output); `*` matches any run of characters.'),
 );
 
 /** `acknowledgements.enabled` (sinks: overrides the global setting). */
