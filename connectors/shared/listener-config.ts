@@ -5,9 +5,10 @@
  */
 import type { TlsOptions } from 'node:tls';
 import * as v from 'valibot';
-import { pathItem, posint } from '../../lib/config/shared.js';
+import { pathItem } from '../../lib/config/options/checks.js';
+import { fieldPathSchema } from '../../lib/config/options/field-path.js';
+import { posint } from '../../lib/config/options/numbers.js';
 import { tlsListenOptions } from '../../lib/net/tls.js';
-import { parsePath } from '../../lib/path.js';
 
 /** `tls.*` of a listener: TLS is on only with `enabled = true`, which needs an identity. */
 export const listenerTlsSchema = v.optional(
@@ -23,21 +24,12 @@ export const listenerTlsSchema = v.optional(
         v.pipe(v.boolean(), v.description('Require a valid client certificate (chain up to ca_file, or the system roots); off unless set.')),
       ),
       verify_hostname: v.optional(v.pipe(v.boolean(), v.description('Applies to outgoing connections only; accepted and ignored here.'))),
-      client_metadata_key: v.optional(
-        v.pipe(v.string(), v.minLength(1, 'must not be empty'), v.description('Event field that gets `{ subject }` of the client certificate.')),
-      ),
+      client_metadata_key: v.optional(fieldPathSchema('Event field that gets `{ subject }` of the client certificate.', { empty: 'must not be empty' })),
     }),
     v.rawCheck(({ dataset, addIssue }) => {
       if (!dataset.typed) return;
       const t = dataset.value;
       if (t.key_file !== undefined && t.crt_file === undefined) addIssue({ message: 'key_file requires crt_file', path: [pathItem(t, 'key_file')] });
-      if (t.client_metadata_key !== undefined) {
-        try {
-          parsePath(t.client_metadata_key);
-        } catch (err) {
-          addIssue({ message: (err as Error).message, path: [pathItem(t, 'client_metadata_key')] });
-        }
-      }
       if (t.enabled === true && t.crt_file === undefined)
         addIssue({ message: 'crt_file is required when TLS is enabled on a listener', path: [pathItem(t, 'enabled')] });
     }),

@@ -3,7 +3,7 @@
  * version 2) or disk_v1. Sinks only see {@link EdgeBuffer}.
  */
 import type { ComponentContext } from '../component.js';
-import type { BufferConfig } from '../config/shared.js';
+import type { BufferConfig } from '../config/options/buffer.js';
 import { BufferMetrics, type EdgeBuffer } from './buffer.js';
 import { diskV1Format } from './disk-v1.js';
 import { DiskBuffer, diskBufferPath, diskV2Format } from './disk.js';

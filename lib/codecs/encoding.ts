@@ -5,7 +5,8 @@
  * bodies) and framing belong to the sink and to framing.ts.
  */
 import * as v from 'valibot';
-import { encodingCommon, pathItem } from '../config/shared.js';
+import { pathItem } from '../config/options/checks.js';
+import { encodingCommon } from '../config/options/encoding.js';
 import type { Event, MetricEvent, TagValue } from '../event.js';
 import { type Path, getPath, parsePath, setPath } from '../path.js';
 import { type ObjectValue, type Value, isObject, valueToString } from '../value.js';
@@ -52,24 +53,6 @@ export interface LogSchemaKeys {
 /** The default global log_schema keys, for callers without globals. */
 export const DEFAULT_LOG_SCHEMA: LogSchemaKeys = { message_key: 'message', timestamp_key: 'timestamp', host_key: 'host', source_type_key: 'source_type' };
 
-const fieldList = (name: string) =>
-  v.optional(
-    v.array(
-      v.pipe(
-        v.string(),
-        v.check((s) => isPath(s), `each ${name} entry must be a field path such as "a.b" or "list[0]"`),
-      ),
-    ),
-  );
-
-function isPath(s: string): boolean {
-  try {
-    return parsePath(s).length > 0;
-  } catch {
-    return false;
-  }
-}
-
 /**
  * The `encoding` option group: `codec` limited to what the component allows (the error lists the
  * allowed values), plus only_fields, except_fields, timestamp_format and the component's extras.
@@ -84,9 +67,7 @@ export function encodingSchema<const C extends readonly [EncodingCodec, ...Encod
   return v.pipe(
     v.strictObject({
       codec: codec as v.PicklistSchema<C, undefined>,
-      only_fields: fieldList('only_fields'),
-      except_fields: fieldList('except_fields'),
-      timestamp_format: encodingCommon.timestamp_format,
+      ...encodingCommon,
       // checked below: applies to the json codec only, as Vector ties `json` to it
       json: jsonOptions,
       ...((extra ?? {}) as E),

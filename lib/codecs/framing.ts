@@ -11,7 +11,8 @@
  * is reported too (`truncated`).
  */
 import * as v from 'valibot';
-import { posint, pathItem, uint } from '../config/shared.js';
+import { pathItem } from '../config/options/checks.js';
+import { posint, uint } from '../config/options/numbers.js';
 import type { EncodingCodec } from './encoding.js';
 import { type ScratchBuffer, utf8Join, utf8JoinInto, utf8Write } from '../utf8.js';
 

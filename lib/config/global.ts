@@ -3,7 +3,8 @@ import * as v from 'valibot';
 import { DEFAULT_MAX_DECOMPRESSED_BYTES } from '../net/compression.js';
 import { EnrichmentTablesSchema } from './enrichment-tables.js';
 import { LOG_NAMESPACE_UNSUPPORTED } from './log-namespace.js';
-import { posint, proxySchema } from './shared.js';
+import { posint } from './options/numbers.js';
+import { proxySchema } from './options/proxy.js';
 
 /** A Vector switch weir accepts only in its off position (what weir does), naming the table otherwise. */
 const offOnly = (what: string) =>

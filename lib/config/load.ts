@@ -8,7 +8,7 @@ import { parse as parseToml } from 'smol-toml';
 import * as v from 'valibot';
 import { yaml } from '../yaml.js';
 import type { ComponentDef, ComponentKind, SinkDef, SourceDef, TransformDef } from '../component.js';
-import type { SinkEnvelope } from './shared.js';
+import type { SinkEnvelope } from './options/envelope.js';
 import { ConfigError, type ConfigProblem } from '../errors.js';
 import { GlobalOptionsSchema, type GlobalOptions, defaultGlobals } from './global.js';
 import { interpolate } from './interpolate.js';

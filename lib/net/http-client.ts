@@ -11,7 +11,7 @@ import { readFileSync } from 'node:fs';
 import { isIP } from 'node:net';
 import { type ConnectionOptions, connect as tlsConnect } from 'node:tls';
 import { Agent, type Dispatcher, ProxyAgent, buildConnector } from 'undici';
-import type { TlsConfig } from '../config/shared.js';
+import type { TlsConfig } from '../config/options/tls.js';
 import { type ProxySettings, proxyFor } from './proxy.js';
 import { tlsConnectOptions } from './tls.js';
 

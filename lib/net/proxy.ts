@@ -3,7 +3,7 @@
  * environment (`HTTP_PROXY`, `HTTPS_PROXY`, `NO_PROXY`; the lowercase form wins).
  */
 import { BlockList, isIP } from 'node:net';
-import type { ProxyConfig } from '../config/shared.js';
+import type { ProxyConfig } from '../config/options/proxy.js';
 
 /** The proxies in effect for one component. */
 export interface ProxySettings {

@@ -5,7 +5,7 @@
 import { X509Certificate, createPrivateKey } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { type ConnectionOptions, type SecureContextOptions, type TlsOptions, checkServerIdentity, createSecureContext, rootCertificates } from 'node:tls';
-import type { TlsConfig } from '../config/shared.js';
+import type { TlsConfig } from '../config/options/tls.js';
 
 const isPem = (s: string) => s.includes('-----BEGIN ');
 

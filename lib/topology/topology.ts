@@ -10,7 +10,7 @@ import { type Delivery, type EventBatch, type RoutedBatch, freshBatchSize, known
 import { AllGate, GateController } from '../gate.js';
 import type { EdgeBuffer } from '../buffer/buffer.js';
 import { type BufferContext, createBuffer } from '../buffer/index.js';
-import type { BufferConfig } from '../config/shared.js';
+import type { BufferConfig } from '../config/options/buffer.js';
 import type { ComponentConfig, Config } from '../config/load.js';
 import { ConfigError } from '../errors.js';
 import type { LogRoot, Logger } from '../log.js';

@@ -14,7 +14,7 @@ import { mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { type BufferConfig } from '../../lib/config/shared.js';
+import type { BufferConfig } from '../../lib/config/options/buffer.js';
 import { type EventBatch, EventMetadata, LogEvent, batchSize, settleAll } from '../../lib/event.js';
 import { waitOpen } from '../../lib/gate.js';
 import { MetricsRegistry } from '../../lib/telemetry/registry.js';

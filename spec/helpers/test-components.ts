@@ -3,7 +3,7 @@ import * as v from 'valibot';
 import { NEVER, Observable, Subject, map } from 'rxjs';
 import { defineSink, defineSource, type ComponentDef, type ComponentKind } from '../../lib/component.js';
 import type { Delivery, EventBatch } from '../../lib/event.js';
-import { sinkObject } from '../../lib/config/shared.js';
+import { sinkObject } from '../../lib/config/options/envelope.js';
 import type { Catalog } from '../../lib/config/load.js';
 import { components } from '../../connectors/index.js';
 

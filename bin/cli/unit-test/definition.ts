@@ -4,7 +4,7 @@
  * virtual time (ms from the start of the test) at which an input enters its transform.
  */
 import * as v from 'valibot';
-import { uint } from '../../../lib/config/shared.js';
+import { uint } from '../../../lib/config/options/numbers.js';
 import { mapIssue } from '../../../lib/config/issues.js';
 import { conditionSchema } from '../../../operators/conditions/index.js';
 

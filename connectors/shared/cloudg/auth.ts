@@ -6,7 +6,7 @@
  * (401) is dropped and fetched again.
  */
 import type { OAuth2Client } from 'google-auth-library';
-import type { TlsConfig } from '../../../lib/config/shared.js';
+import type { TlsConfig } from '../../../lib/config/options/tls.js';
 import { type HttpClient, createHttpClient } from '../../../lib/net/http-client.js';
 import type { ProxySettings } from '../../../lib/net/proxy.js';
 import { metadataClient, metadataHost } from './metadata.js';

@@ -4,7 +4,8 @@
  * refused, so it is dropped and the request tried again with a fresh one) and the health check.
  */
 import type { GlobalOptions } from '../../../lib/config/global.js';
-import type { ProxyConfig, TlsConfig } from '../../../lib/config/shared.js';
+import type { ProxyConfig } from '../../../lib/config/options/proxy.js';
+import type { TlsConfig } from '../../../lib/config/options/tls.js';
 import { resolveProxy } from '../../../lib/net/proxy.js';
 import { type HttpService, createHttpService } from '../http/service.js';
 import { HttpStatusError, isRetriableTransportError, statusVerdict } from '../http/status.js';

@@ -3,7 +3,10 @@
  * `tls`. Declared once here; each component spreads {@link cloudwConnectionEntries} into its schema.
  */
 import * as v from 'valibot';
-import { pathItem, posint, secs, tlsSchema } from '../../../lib/config/shared.js';
+import { pathItem } from '../../../lib/config/options/checks.js';
+import { httpUrlSchema } from '../../../lib/config/options/endpoint.js';
+import { posint, secs } from '../../../lib/config/options/numbers.js';
+import { tlsSchema } from '../../../lib/config/options/tls.js';
 
 const nonEmpty = (description: string) => v.pipe(v.string(), v.minLength(1, 'must not be empty'), v.description(description));
 
@@ -50,12 +53,7 @@ export const cloudwAuthSchema = v.optional(
 export type CloudwAuth = v.InferOutput<typeof cloudwAuthSchema>;
 
 /** `endpoint`: an http(s) URL; it overrides the regional endpoint. */
-const endpointSchema = v.pipe(
-  v.string(),
-  v.url('must be a URL, e.g. "http://127.0.0.1:4567"'),
-  v.check((u) => /^https?:$/.test(new URL(u).protocol), 'must be an http:// or https:// URL'),
-  v.description('Custom endpoint of a compatible service; overrides the regional endpoint.'),
-);
+const endpointSchema = httpUrlSchema('Custom endpoint of a compatible service; overrides the regional endpoint.', { example: 'http://127.0.0.1:4567' });
 
 /** The `{ region, endpoint, auth, tls }` entries to spread into a component's `sinkObject(...)` or source schema. */
 export function cloudwConnectionEntries(opts: { regionDescription?: string } = {}) {
@@ -73,7 +71,7 @@ export interface CloudwConnection {
   readonly endpoint?: string | undefined;
   readonly auth: CloudwAuth;
   readonly tls?: v.InferOutput<typeof tlsSchema>;
-  readonly proxy?: import('../../../lib/config/shared.js').ProxyConfig | undefined;
+  readonly proxy?: import('../../../lib/config/options/proxy.js').ProxyConfig | undefined;
 }
 
 /**

@@ -58,13 +58,3 @@ export function templatedTagKeys(t: HecMetadataTemplates): Set<string> {
   }
   return keys;
 }
-
-/** A valibot check message for a template option, or undefined when it compiles. */
-export function templateProblem(text: string): string | undefined {
-  try {
-    compileTemplate(text);
-    return undefined;
-  } catch (err) {
-    return (err as Error).message;
-  }
-}

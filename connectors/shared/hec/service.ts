@@ -5,7 +5,8 @@
  * the neutral name `X-Siem-Request-Channel` is one no collector reads).
  */
 import type { GlobalOptions } from '../../../lib/config/global.js';
-import type { ProxyConfig, TlsConfig } from '../../../lib/config/shared.js';
+import type { ProxyConfig } from '../../../lib/config/options/proxy.js';
+import type { TlsConfig } from '../../../lib/config/options/tls.js';
 import { type HttpService, createHttpService } from '../http/service.js';
 
 /** The header real collectors read the channel from. */

@@ -4,7 +4,8 @@
  * per-request authentication (SigV4, refreshed tokens) that must see the final method, URL and body.
  */
 import type { GlobalOptions } from '../../../lib/config/global.js';
-import type { ProxyConfig, TlsConfig } from '../../../lib/config/shared.js';
+import type { ProxyConfig } from '../../../lib/config/options/proxy.js';
+import type { TlsConfig } from '../../../lib/config/options/tls.js';
 import { type HttpClient, type HttpResponse, createHttpClient } from '../../../lib/net/http-client.js';
 import { resolveProxy } from '../../../lib/net/proxy.js';
 

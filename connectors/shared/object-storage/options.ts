@@ -3,8 +3,9 @@
  * documents them), declared once: each sink spreads {@link objectNamingEntries} into its schema.
  */
 import * as v from 'valibot';
-import { throwsNot, timezoneSchema } from '../../../lib/config/shared.js';
-import { compileTemplate } from '../../../lib/template.js';
+import { throwsNot } from '../../../lib/config/options/checks.js';
+import { templateSchema } from '../../../lib/config/options/template.js';
+import { timezoneSchema } from '../../../lib/config/options/timezone.js';
 import { compileFormat } from '../../../lib/time/strftime.js';
 
 /** `key_prefix` default; the trailing `/` makes it a folder. */
@@ -15,10 +16,8 @@ export const DEFAULT_FILENAME_TIME_FORMAT = '%s';
 /** Valibot entries of the naming options; `filename_extension` unset = derived from `compression`. */
 export const objectNamingEntries = {
   key_prefix: v.optional(
-    v.pipe(
-      v.string(),
-      throwsNot(compileTemplate),
-      v.description('Prefix of object names: a template with `{{ field }}` references and strftime items rendered from the event timestamp; events are grouped into objects by the rendered prefix. End it with `/` to make it a folder.'),
+    templateSchema(
+      'Prefix of object names: a template with `{{ field }}` references and strftime items rendered from the event timestamp; events are grouped into objects by the rendered prefix. End it with `/` to make it a folder.',
     ),
     DEFAULT_KEY_PREFIX,
   ),

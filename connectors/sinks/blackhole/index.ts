@@ -3,7 +3,8 @@ import * as v from 'valibot';
 import { Observable } from 'rxjs';
 import { defineSink } from '../../../lib/component.js';
 import type { Delivery, EventBatch } from '../../../lib/event.js';
-import { posint, sinkObject } from '../../../lib/config/shared.js';
+import { sinkObject } from '../../../lib/config/options/envelope.js';
+import { posint } from '../../../lib/config/options/numbers.js';
 
 export const BlackholeConfig = sinkObject('blackhole', {
   print_interval_secs: v.optional(v.pipe(v.number(), v.minValue(0)), 1),

@@ -2,7 +2,13 @@
 import * as v from 'valibot';
 import { encodingSchema } from '../../../lib/codecs/encoding.js';
 import { framingSchema } from '../../../lib/codecs/framing.js';
-import { REQUEST_DEFAULTS, batchSchema, compressionSchema, pathItem, posint, requestSchema, sinkObject, tlsSchema } from '../../../lib/config/shared.js';
+import { batchSchema } from '../../../lib/config/options/batch.js';
+import { compressionSchema } from '../../../lib/config/options/encoding.js';
+import { httpUrlSchema } from '../../../lib/config/options/endpoint.js';
+import { sinkObject } from '../../../lib/config/options/envelope.js';
+import { posint } from '../../../lib/config/options/numbers.js';
+import { REQUEST_DEFAULTS, requestSchema } from '../../../lib/config/options/request.js';
+import { urlTlsSchema } from '../../../lib/config/options/tls.js';
 import { cloudgAuthOptions } from '../../shared/cloudg/options.js';
 import { objectNamingEntries } from '../../shared/object-storage/options.js';
 
@@ -43,46 +49,36 @@ const metadataSchema = v.pipe(
 );
 
 /** Valibot schema of the `cloudg_object_storage` sink. */
-export const CloudgObjectStorageConfig = v.pipe(
-  sinkObject(
-    'cloudg_object_storage',
-    {
-      bucket: v.pipe(
-        v.string(),
-        v.regex(/^[a-z0-9][a-z0-9._-]{1,220}[a-z0-9]$/, 'must be a bucket name: 3 to 222 lowercase letters, digits, "-", "_" and ".", starting and ending with a letter or digit'),
-        v.description('Bucket to write objects to.'),
-      ),
-      acl: v.optional(v.pipe(v.picklist(ACLS), v.description('Predefined ACL of new objects (`x-goog-acl`); unset: the bucket default applies (project-private unless changed).'))),
-      ...cloudgAuthOptions,
-      endpoint: v.optional(
-        v.pipe(v.string(), v.url('must be a URL'), v.check((u) => /^https?:/i.test(u), 'must be an http or https URL'), v.description('Base URL of the XML API.')),
-        DEFAULT_ENDPOINT,
-      ),
+export const CloudgObjectStorageConfig = sinkObject(
+  'cloudg_object_storage',
+  {
+    bucket: v.pipe(
+      v.string(),
+      v.regex(/^[a-z0-9][a-z0-9._-]{1,220}[a-z0-9]$/, 'must be a bucket name: 3 to 222 lowercase letters, digits, "-", "_" and ".", starting and ending with a letter or digit'),
+      v.description('Bucket to write objects to.'),
+    ),
+    acl: v.optional(v.pipe(v.picklist(ACLS), v.description('Predefined ACL of new objects (`x-goog-acl`); unset: the bucket default applies (project-private unless changed).'))),
+    ...cloudgAuthOptions,
+    endpoint: v.optional(httpUrlSchema('Base URL of the XML API.'), DEFAULT_ENDPOINT),
       /** `ndjson` or `text`; the other text codecs as Vector's `gcp_cloud_storage` takes them. */
-      encoding: v.optional(encodingSchema(['ndjson', 'text', 'json', 'logfmt', 'raw_message', 'gelf', 'native_json'] as const), { codec: 'ndjson' }),
-      /** How events are joined in an object (Vector's option); unset: per codec (json: an array, gelf: NUL, the rest: newlines). */
-      framing: v.optional(framingSchema(['bytes', 'character_delimited', 'length_delimited', 'newline_delimited'] as const, undefined, 'encode'), {}),
-      ...objectNamingEntries,
-      metadata: v.optional(metadataSchema, {}),
-      storage_class: v.optional(v.pipe(v.picklist(STORAGE_CLASSES), v.description('Storage class of new objects (`x-goog-storage-class`).')), 'STANDARD'),
-      compression: compressionSchema(['none', 'gzip'] as const, 'none'),
-      /** Beyond the spec: bodies from this size on go up as a resumable upload, in chunks. */
-      resumable_threshold_bytes: v.optional(v.pipe(posint(), v.description('Bodies of at least this many bytes (after compression) are sent as a resumable upload.')), 8 * 1024 * 1024),
-      resumable_chunk_bytes: v.optional(
-        v.pipe(posint(), v.check((n) => n % RESUMABLE_CHUNK_QUANTUM === 0, `must be a multiple of ${RESUMABLE_CHUNK_QUANTUM} (256 KiB)`), v.description('Chunk size of resumable uploads.')),
-        8 * 1024 * 1024,
-      ),
-      batch: batchSchema({ max_bytes: 10_000_000, timeout_secs: 300 }),
-      request: requestSchema(GCS_REQUEST_DEFAULTS),
-      tls: tlsSchema,
-    },
-    { proxy: true },
-  ),
-  v.rawCheck(({ dataset, addIssue }) => {
-    if (!dataset.typed) return;
-    const c = dataset.value;
-    if (c.tls?.enabled !== undefined) addIssue({ message: 'tls.enabled does not apply to this sink: the endpoint scheme (https) decides', path: [pathItem(c, 'tls')] });
-  }),
+    encoding: v.optional(encodingSchema(['ndjson', 'text', 'json', 'logfmt', 'raw_message', 'gelf', 'native_json'] as const), { codec: 'ndjson' }),
+    /** How events are joined in an object (Vector's option); unset: per codec (json: an array, gelf: NUL, the rest: newlines). */
+    framing: v.optional(framingSchema(['bytes', 'character_delimited', 'length_delimited', 'newline_delimited'] as const, undefined, 'encode'), {}),
+    ...objectNamingEntries,
+    metadata: v.optional(metadataSchema, {}),
+    storage_class: v.optional(v.pipe(v.picklist(STORAGE_CLASSES), v.description('Storage class of new objects (`x-goog-storage-class`).')), 'STANDARD'),
+    compression: compressionSchema(['none', 'gzip'] as const, 'none'),
+    /** Beyond the spec: bodies from this size on go up as a resumable upload, in chunks. */
+    resumable_threshold_bytes: v.optional(v.pipe(posint(), v.description('Bodies of at least this many bytes (after compression) are sent as a resumable upload.')), 8 * 1024 * 1024),
+    resumable_chunk_bytes: v.optional(
+      v.pipe(posint(), v.check((n) => n % RESUMABLE_CHUNK_QUANTUM === 0, `must be a multiple of ${RESUMABLE_CHUNK_QUANTUM} (256 KiB)`), v.description('Chunk size of resumable uploads.')),
+      8 * 1024 * 1024,
+    ),
+    batch: batchSchema({ max_bytes: 10_000_000, timeout_secs: 300 }),
+    request: requestSchema(GCS_REQUEST_DEFAULTS),
+    tls: urlTlsSchema('endpoint'),
+  },
+  { proxy: true },
 );
 /** Validated `cloudg_object_storage` options. */
 export type CloudgObjectStorageConfig = v.InferOutput<typeof CloudgObjectStorageConfig>;

@@ -1,8 +1,13 @@
 /** Options of the `cloudg_pubsub` sink (Vector's `gcp_pubsub`). */
 import * as v from 'valibot';
 import { encodingSchema } from '../../../lib/codecs/encoding.js';
-import { REQUEST_DEFAULTS, batchSchema, pathItem, requestSchema, sinkObject, throwsNot, tlsSchema } from '../../../lib/config/shared.js';
-import { compileTemplate } from '../../../lib/template.js';
+import { batchSchema } from '../../../lib/config/options/batch.js';
+import { pathItem } from '../../../lib/config/options/checks.js';
+import { httpUrlSchema } from '../../../lib/config/options/endpoint.js';
+import { sinkObject } from '../../../lib/config/options/envelope.js';
+import { REQUEST_DEFAULTS, requestSchema } from '../../../lib/config/options/request.js';
+import { templateSchema } from '../../../lib/config/options/template.js';
+import { urlTlsSchema } from '../../../lib/config/options/tls.js';
 import { cloudgAuthOptions } from '../../shared/cloudg/options.js';
 
 /** The public Pub/Sub service, Vector's default endpoint. */
@@ -10,8 +15,6 @@ export const DEFAULT_ENDPOINT = 'https://pubsub.googleapis.com';
 /** The service's limits on one publish request (Pub/Sub quotas: 1000 messages, 10 MB). */
 export const MAX_MESSAGES = 1000;
 export const MAX_REQUEST_BYTES = 10_000_000;
-
-const template = (description: string) => v.pipe(v.string(), throwsNot(compileTemplate), v.description(description));
 
 /** Valibot schema of the `cloudg_pubsub` sink. */
 export const CloudgPubsubConfig = v.pipe(
@@ -26,18 +29,15 @@ export const CloudgPubsubConfig = v.pipe(
         v.description('Topic inside the project.'),
       ),
       ...cloudgAuthOptions,
-      endpoint: v.optional(
-        v.pipe(v.string(), v.url('must be a URL'), v.check((u) => /^https?:/i.test(u), 'must be an http or https URL'), v.description('Base URL of the Pub/Sub REST API.')),
-        DEFAULT_ENDPOINT,
-      ),
+      endpoint: v.optional(httpUrlSchema('Base URL of the Pub/Sub REST API.'), DEFAULT_ENDPOINT),
       encoding: encodingSchema(['json', 'text'] as const),
       /** Beyond the spec: message attributes, each value a template. */
-      attributes: v.optional(v.record(v.pipe(v.string(), v.minLength(1, 'an attribute name must not be empty')), template('Attribute value (template).')), {}),
+      attributes: v.optional(v.record(v.pipe(v.string(), v.minLength(1, 'an attribute name must not be empty')), templateSchema('Attribute value (template).')), {}),
       /** Beyond the spec: the message ordering key (template). */
-      ordering_key: v.optional(template('Ordering key of each message (template).')),
+      ordering_key: v.optional(templateSchema('Ordering key of each message (template).')),
       batch: batchSchema({ max_events: MAX_MESSAGES, max_bytes: MAX_REQUEST_BYTES, timeout_secs: 1 }),
       request: requestSchema(REQUEST_DEFAULTS),
-      tls: tlsSchema,
+      tls: urlTlsSchema('endpoint'),
     },
     { proxy: true },
   ),
@@ -47,7 +47,6 @@ export const CloudgPubsubConfig = v.pipe(
     const batch = (key: string, message: string) => addIssue({ message, path: [pathItem(c, 'batch'), pathItem(c.batch, key)] });
     if ((c.batch.max_bytes ?? 0) > MAX_REQUEST_BYTES) batch('max_bytes', `must be at most ${MAX_REQUEST_BYTES} (the service's limit on one publish request)`);
     if ((c.batch.max_events ?? 0) > MAX_MESSAGES) batch('max_events', `must be at most ${MAX_MESSAGES} (the service's limit on messages per publish request)`);
-    if (c.tls?.enabled !== undefined) addIssue({ message: 'tls.enabled does not apply to this sink: the endpoint scheme (https) decides', path: [pathItem(c, 'tls')] });
   }),
 );
 /** Validated `cloudg_pubsub` options. */

@@ -1,8 +1,12 @@
 /** Options of the `cloudw_monitor_logs` sink (Vector's `aws_cloudwatch_logs`). */
 import * as v from 'valibot';
 import { encodingSchema } from '../../../lib/codecs/encoding.js';
-import { batchSchema, compressionSchema, pathItem, requestSchema, sinkObject } from '../../../lib/config/shared.js';
-import { TemplateError, compileTemplate } from '../../../lib/template.js';
+import { batchSchema } from '../../../lib/config/options/batch.js';
+import { pathItem } from '../../../lib/config/options/checks.js';
+import { compressionSchema } from '../../../lib/config/options/encoding.js';
+import { sinkObject } from '../../../lib/config/options/envelope.js';
+import { requestSchema } from '../../../lib/config/options/request.js';
+import { templateSchema } from '../../../lib/config/options/template.js';
 import { cloudwConnectionEntries, requireRegionOrEndpoint } from '../../shared/cloudw/options.js';
 
 /** Events per PutLogEvents call the service takes (the PutLogEvents API reference). */
@@ -11,23 +15,6 @@ export const MAX_EVENTS_PER_CALL = 10_000;
 export const MAX_BYTES_PER_CALL = 1_048_576;
 /** What the service adds to each event's message bytes when it measures a call. */
 export const EVENT_OVERHEAD_BYTES = 26;
-
-/** A template option: compiled at load so a malformed one is reported at its path. */
-const template = (description: string) =>
-  v.pipe(
-    v.string(),
-    v.minLength(1, 'must not be empty'),
-    v.rawCheck(({ dataset, addIssue }) => {
-      if (!dataset.typed) return;
-      try {
-        compileTemplate(dataset.value);
-      } catch (err) {
-        if (!(err instanceof TemplateError)) throw err;
-        addIssue({ message: err.message });
-      }
-    }),
-    v.description(description),
-  );
 
 /** Retention periods the service takes for a log group (days). */
 export const RETENTION_DAYS = [1, 3, 5, 7, 14, 30, 60, 90, 120, 150, 180, 365, 400, 545, 731, 1096, 1827, 2192, 2557, 2922, 3288, 3653] as const;
@@ -60,8 +47,8 @@ export const CloudwMonitorLogsConfig = v.pipe(
     'cloudw_monitor_logs',
     {
       ...cloudwConnectionEntries(),
-      group_name: template('Log group to write to; a template ("{{ field }}", strftime items).'),
-      stream_name: template('Log stream inside the group; a template, e.g. "{{ host }}".'),
+      group_name: templateSchema('Log group to write to; a template ("{{ field }}", strftime items).', { nonEmpty: true }),
+      stream_name: templateSchema('Log stream inside the group; a template, e.g. "{{ host }}".', { nonEmpty: true }),
       create_missing_group: v.optional(v.pipe(v.boolean(), v.description('Create a missing log group, then its first stream.')), true),
       create_missing_stream: v.optional(v.pipe(v.boolean(), v.description('Create a missing log stream.')), true),
       // Vector's options for the groups the sink creates (not in the spec)

@@ -1,6 +1,10 @@
 /** Options of the `cloudw_monitor_metrics` sink (Vector's `aws_cloudwatch_metrics`). */
 import * as v from 'valibot';
-import { REQUEST_DEFAULTS, batchSchema, compressionSchema, pathItem, requestSchema, sinkObject } from '../../../lib/config/shared.js';
+import { batchSchema } from '../../../lib/config/options/batch.js';
+import { pathItem } from '../../../lib/config/options/checks.js';
+import { compressionSchema } from '../../../lib/config/options/encoding.js';
+import { sinkObject } from '../../../lib/config/options/envelope.js';
+import { REQUEST_DEFAULTS, requestSchema } from '../../../lib/config/options/request.js';
 import { cloudwConnectionEntries, requireRegionOrEndpoint } from '../../shared/cloudw/options.js';
 
 /** PutMetricData takes at most this many datums per call (the PutMetricData API reference). */

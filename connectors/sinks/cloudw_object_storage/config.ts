@@ -2,8 +2,13 @@
 import * as v from 'valibot';
 import { encodingSchema } from '../../../lib/codecs/encoding.js';
 import { framingSchema } from '../../../lib/codecs/framing.js';
-import { REQUEST_DEFAULTS, batchSchema, compressionSchema, pathItem, posint, requestSchema, sinkObject, throwsNot } from '../../../lib/config/shared.js';
-import { compileTemplate } from '../../../lib/template.js';
+import { batchSchema } from '../../../lib/config/options/batch.js';
+import { pathItem } from '../../../lib/config/options/checks.js';
+import { compressionSchema } from '../../../lib/config/options/encoding.js';
+import { sinkObject } from '../../../lib/config/options/envelope.js';
+import { posint } from '../../../lib/config/options/numbers.js';
+import { REQUEST_DEFAULTS, requestSchema } from '../../../lib/config/options/request.js';
+import { templateSchema } from '../../../lib/config/options/template.js';
 import { cloudwConnectionEntries } from '../../shared/cloudw/options.js';
 import { objectNamingEntries } from '../../shared/object-storage/options.js';
 
@@ -69,7 +74,7 @@ export const CloudwObjectStorageConfig = v.pipe(
       grant_read_acp: v.optional(v.string()),
       grant_write_acp: v.optional(v.string()),
       server_side_encryption: v.optional(v.picklist(['AES256', 'aws:kms'])),
-      ssekms_key_id: v.optional(v.pipe(v.string(), throwsNot(compileTemplate), v.description('KMS key of aws:kms encryption; a template (rendered per event, one object per key), as Vector renders it.'))),
+      ssekms_key_id: v.optional(templateSchema('KMS key of aws:kms encryption; a template (rendered per event, one object per key), as Vector renders it.')),
       storage_class: v.optional(v.picklist(STORAGE_CLASSES), 'STANDARD'),
       tags: v.optional(v.record(v.pipe(v.string(), v.minLength(1, 'a tag key must not be empty')), v.string())),
       force_path_style: v.optional(v.pipe(v.boolean(), v.description('Address the bucket in the path (`<endpoint>/<bucket>/<key>`) rather than the host name.')), true),

@@ -1,8 +1,10 @@
 /** Options of the `cloudw_queue` sink (Vector's `aws_sqs`). */
 import * as v from 'valibot';
 import { encodingSchema } from '../../../lib/codecs/encoding.js';
-import { type RequestDefaults, REQUEST_DEFAULTS, pathItem, requestSchema, sinkObject, throwsNot } from '../../../lib/config/shared.js';
-import { compileTemplate } from '../../../lib/template.js';
+import { pathItem } from '../../../lib/config/options/checks.js';
+import { sinkObject } from '../../../lib/config/options/envelope.js';
+import { REQUEST_DEFAULTS, type RequestDefaults, requestSchema } from '../../../lib/config/options/request.js';
+import { templateSchema } from '../../../lib/config/options/template.js';
 import { cloudwConnectionEntries, requireRegionOrEndpoint } from '../../shared/cloudw/options.js';
 
 /** This sink's request defaults (rate 5 per second, retry waits up to 10 s, 30 s per attempt). */
@@ -14,9 +16,6 @@ export const QUEUE_REQUEST_DEFAULTS: RequestDefaults = {
   timeout_secs: 30,
 };
 
-const templateOption = (description: string) =>
-  v.pipe(v.string(), v.minLength(1, 'must not be empty'), throwsNot(compileTemplate), v.description(description));
-
 /** A queue is FIFO when its URL (its name) ends in `.fifo`. */
 export const isFifoQueue = (queueUrl: string): boolean => queueUrl.replace(/\/+$/, '').endsWith('.fifo');
 
@@ -27,8 +26,8 @@ export const CloudwQueueSinkConfig = v.pipe(
     {
       queue_url: v.pipe(v.string(), v.url('must be a URL'), v.description('URL of the queue to send to.')),
       ...cloudwConnectionEntries(),
-      message_group_id: v.optional(templateOption('Template of the message group of each event; required for FIFO queues, refused for others.')),
-      message_deduplication_id: v.optional(templateOption('Template of the deduplication id of each event (FIFO queues); must be unique per event.')),
+      message_group_id: v.optional(templateSchema('Template of the message group of each event; required for FIFO queues, refused for others.', { nonEmpty: true })),
+      message_deduplication_id: v.optional(templateSchema('Template of the deduplication id of each event (FIFO queues); must be unique per event.', { nonEmpty: true })),
       // the codec is optional here; json when unset
       encoding: v.optional(encodingSchema(['json', 'text'] as const, {}, 'json'), { codec: 'json' as const }),
       request: requestSchema(QUEUE_REQUEST_DEFAULTS),

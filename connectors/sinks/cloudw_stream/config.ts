@@ -1,8 +1,12 @@
 /** Options of the `cloudw_stream` sink (Vector's `aws_kinesis_streams`). */
 import * as v from 'valibot';
 import { encodingSchema } from '../../../lib/codecs/encoding.js';
-import { REQUEST_DEFAULTS, batchSchema, compressionSchema, pathItem, requestSchema, sinkObject, throwsNot } from '../../../lib/config/shared.js';
-import { parsePath } from '../../../lib/path.js';
+import { batchSchema } from '../../../lib/config/options/batch.js';
+import { pathItem } from '../../../lib/config/options/checks.js';
+import { compressionSchema } from '../../../lib/config/options/encoding.js';
+import { sinkObject } from '../../../lib/config/options/envelope.js';
+import { fieldPathSchema } from '../../../lib/config/options/field-path.js';
+import { REQUEST_DEFAULTS, requestSchema } from '../../../lib/config/options/request.js';
 import { cloudwConnectionEntries, requireRegionOrEndpoint } from '../../shared/cloudw/options.js';
 
 /** Service limits of one PutRecords call (the PutRecords API reference); the batch options may not exceed them. */
@@ -16,7 +20,7 @@ export const CloudwStreamSinkConfig = v.pipe(
     {
       stream_name: v.pipe(v.string(), v.minLength(1, 'must not be empty'), v.maxLength(128, 'must be at most 128 characters'), v.regex(/^[a-zA-Z0-9_.-]+$/, 'may hold only letters, digits, "_", "." and "-"'), v.description('Name of the stream to put records to.')),
       partition_key_field: v.optional(
-        v.pipe(v.string(), v.minLength(1, 'must not be empty'), throwsNot(parsePath), v.description('Event field whose value is the partition key (cut at 256 characters); without it each record gets a random key.')),
+        fieldPathSchema('Event field whose value is the partition key (cut at 256 characters); without it each record gets a random key.', { empty: 'must not be empty' }),
       ),
       ...cloudwConnectionEntries(),
       encoding: encodingSchema(['json', 'text'] as const),

@@ -1,7 +1,7 @@
 /** Options of the `console` sink. */
 import * as v from 'valibot';
 import { ENCODING_CODECS, FRAMING_METHODS, encodingSchema, framingSchema } from '../../../lib/codecs/index.js';
-import { sinkObject } from '../../../lib/config/shared.js';
+import { sinkObject } from '../../../lib/config/options/envelope.js';
 
 /** The `console` sink options; `encoding.codec` is required. */
 export const ConsoleSinkConfig = sinkObject('console', {

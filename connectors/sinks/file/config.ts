@@ -1,30 +1,15 @@
 /** Options of the `file` sink. */
 import * as v from 'valibot';
 import { ENCODING_CODECS, FRAMING_METHODS, encodingSchema, framingSchema } from '../../../lib/codecs/index.js';
-import { compressionSchema, posint, sinkObject, timezoneSchema } from '../../../lib/config/shared.js';
-import { compileTemplate } from '../../../lib/template.js';
-
-const templateError = (text: string): string | undefined => {
-  try {
-    compileTemplate(text);
-    return undefined;
-  } catch (err) {
-    return (err as Error).message;
-  }
-};
+import { compressionSchema } from '../../../lib/config/options/encoding.js';
+import { sinkObject } from '../../../lib/config/options/envelope.js';
+import { posint } from '../../../lib/config/options/numbers.js';
+import { templateSchema } from '../../../lib/config/options/template.js';
+import { timezoneSchema } from '../../../lib/config/options/timezone.js';
 
 /** The `file` sink options; `path` is a template checked at load. */
 export const FileSinkConfig = sinkObject('file', {
-  path: v.pipe(
-    v.string(),
-    v.minLength(1, 'must not be empty'),
-    v.rawCheck(({ dataset, addIssue }) => {
-      if (!dataset.typed) return;
-      const err = templateError(dataset.value);
-      if (err) addIssue({ message: err });
-    }),
-    v.description('File to append to; a template (`/var/log/{{ app }}/%F.log`), one open file per rendered path.'),
-  ),
+  path: templateSchema('File to append to; a template (`/var/log/{{ app }}/%F.log`), one open file per rendered path.', { nonEmpty: true }),
   encoding: encodingSchema(ENCODING_CODECS),
   framing: v.optional(framingSchema(FRAMING_METHODS, undefined, 'encode'), {}),
   compression: compressionSchema(['none', 'gzip'] as const, 'none'),

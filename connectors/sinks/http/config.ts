@@ -2,7 +2,13 @@
 import * as v from 'valibot';
 import { encodingSchema } from '../../../lib/codecs/encoding.js';
 import { FRAMING_METHODS, framingSchema } from '../../../lib/codecs/framing.js';
-import { batchSchema, compressionSchema, pathItem, requestSchema, sinkObject, tlsSchema } from '../../../lib/config/shared.js';
+import { batchSchema } from '../../../lib/config/options/batch.js';
+import { pathItem } from '../../../lib/config/options/checks.js';
+import { compressionSchema } from '../../../lib/config/options/encoding.js';
+import { httpUrlSchema } from '../../../lib/config/options/endpoint.js';
+import { sinkObject } from '../../../lib/config/options/envelope.js';
+import { requestSchema } from '../../../lib/config/options/request.js';
+import { urlTlsSchema } from '../../../lib/config/options/tls.js';
 import { hasAuthorization, httpAuthSchema } from '../../shared/http/auth.js';
 
 
@@ -39,7 +45,7 @@ export const HttpSinkConfig = v.pipe(
   sinkObject(
     'http',
     {
-      uri: v.pipe(v.string(), v.url('must be a URL'), v.check((u) => /^https?:/i.test(u), 'must be an http or https URL'), v.description('Destination URI.')),
+      uri: httpUrlSchema('Destination URI.'),
       method: v.optional(v.picklist(HTTP_METHODS), 'post'),
       auth: v.optional(httpAuthSchema),
       /** Vector's older top-level form of `request.headers`; both apply, `request.headers` wins. */
@@ -54,7 +60,7 @@ export const HttpSinkConfig = v.pipe(
       payload_suffix: v.optional(v.string(), ''),
       batch: batchSchema({ max_bytes: 10_000_000, timeout_secs: 1 }),
       request: requestSchema(),
-      tls: tlsSchema,
+      tls: urlTlsSchema('uri'),
       retry_strategy: retryStrategySchema,
     },
     { proxy: true, healthcheckUri: true },
@@ -68,7 +74,6 @@ export const HttpSinkConfig = v.pipe(
     if (c.auth && (url.username || url.password)) issue('uri', 'credentials in the URI and auth must not both be set');
     if ((c.auth || url.username) && (hasAuthorization(c.headers) || hasAuthorization(c.request.headers)))
       issue('auth', 'an Authorization header must not be set together with auth');
-    if (c.tls?.enabled !== undefined) issue('tls', 'tls.enabled does not apply to this sink: the uri scheme (https) decides');
     if ((c.payload_prefix || c.payload_suffix) && c.encoding.codec !== 'json') issue('payload_prefix', 'payload_prefix and payload_suffix need encoding.codec = "json"');
   }),
 );

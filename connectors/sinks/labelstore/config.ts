@@ -2,9 +2,14 @@
 import * as v from 'valibot';
 import { avroOptionsSchema } from '../../../lib/codecs/avro.js';
 import { metricTagValuesOption } from '../../../lib/codecs/encoding.js';
-import { REQUEST_DEFAULTS, batchSchema, compressionSchema, encodingCommon, pathItem, requestSchema, sinkObject, tlsSchema } from '../../../lib/config/shared.js';
-import { parsePath } from '../../../lib/path.js';
-import { TemplateError, compileTemplate } from '../../../lib/template.js';
+import { batchSchema } from '../../../lib/config/options/batch.js';
+import { pathItem } from '../../../lib/config/options/checks.js';
+import { compressionSchema, encodingCommon } from '../../../lib/config/options/encoding.js';
+import { httpUrlSchema } from '../../../lib/config/options/endpoint.js';
+import { sinkObject } from '../../../lib/config/options/envelope.js';
+import { REQUEST_DEFAULTS, requestSchema } from '../../../lib/config/options/request.js';
+import { templateProblem, templateSchema } from '../../../lib/config/options/template.js';
+import { urlTlsSchema } from '../../../lib/config/options/tls.js';
 import { httpAuthSchema } from '../../shared/http/auth.js';
 
 /** Codecs of the line: each event is encoded alone into one log line. */
@@ -25,26 +30,6 @@ export const LABEL_NAME = /^[a-zA-Z_][a-zA-Z0-9_]*$/;
 const LABEL_KEY = /^(?:[a-zA-Z_][a-zA-Z0-9_]*)?\*?$/;
 const LABEL_KEY_RULE = 'a label name must match [a-zA-Z_][a-zA-Z0-9_]* (Prometheus label names), optionally ending in "*" to expand an object field into several labels; templates such as "{{ field }}" are allowed';
 
-/** A template that compiles, or the issue saying why not. */
-const templateError = (text: string): string | undefined => {
-  try {
-    compileTemplate(text);
-    return undefined;
-  } catch (err) {
-    if (err instanceof TemplateError) return err.message;
-    throw err;
-  }
-};
-
-const templateString = v.pipe(
-  v.string(),
-  v.rawCheck(({ dataset, addIssue }) => {
-    if (!dataset.typed) return;
-    const e = templateError(dataset.value);
-    if (e) addIssue({ message: e });
-  }),
-);
-
 /** `labels`: label name (or template) to value template; each key checked on its own path. */
 const labelsSchema = v.pipe(
   v.record(v.string(), v.string()),
@@ -53,33 +38,21 @@ const labelsSchema = v.pipe(
     const labels = dataset.value;
     for (const [key, value] of Object.entries(labels)) {
       const at = [pathItem(labels, key)] as [ReturnType<typeof pathItem>];
-      const keyError = templateError(key);
+      const keyError = templateProblem(key);
       if (keyError) addIssue({ message: `label name: ${keyError}`, path: at });
       else if (!key.includes('{{') && !LABEL_KEY.test(key)) addIssue({ message: `invalid label name ${JSON.stringify(key)}: ${LABEL_KEY_RULE}`, path: at });
       else if (key === '') addIssue({ message: `empty label name: ${LABEL_KEY_RULE}`, path: at });
-      const valueError = templateError(value);
+      const valueError = templateProblem(value);
       if (valueError) addIssue({ message: valueError, path: at });
     }
   }),
 );
 
-const isFieldPath = (s: string): boolean => {
-  try {
-    return parsePath(s).length > 0;
-  } catch {
-    return false;
-  }
-};
-const fieldList = (name: string) =>
-  v.optional(v.array(v.pipe(v.string(), v.check(isFieldPath, `each ${name} entry must be a field path such as "a.b" or "list[0]"`))));
-
 /** `encoding`: the line codec (required), the common field options, and `avro.schema` for avro. */
 const encodingOptions = v.pipe(
   v.strictObject({
     codec: v.picklist(LABELSTORE_CODECS),
-    only_fields: fieldList('only_fields'),
-    except_fields: fieldList('except_fields'),
-    timestamp_format: encodingCommon.timestamp_format,
+    ...encodingCommon,
     ...metricTagValuesOption,
     avro: v.optional(avroOptionsSchema),
   }),
@@ -99,10 +72,10 @@ export const LabelstoreConfig = v.pipe(
   sinkObject(
     'labelstore',
     {
-      endpoint: v.pipe(v.string(), v.url('must be a URL'), v.check((u) => /^https?:/i.test(u), 'must be an http or https URL'), v.description('Base URL of the store; `path` is appended.')),
+      endpoint: httpUrlSchema('Base URL of the store; `path` is appended.'),
       path: v.optional(v.string(), DEFAULT_PUSH_PATH),
       labels: v.optional(labelsSchema, {}),
-      tenant_id: v.optional(templateString),
+      tenant_id: v.optional(templateSchema('Tenant of each event, sent as `X-Scope-OrgID` (a template); unset: none.')),
       out_of_order_action: v.optional(v.picklist(OUT_OF_ORDER_ACTIONS), 'drop'),
       remove_label_fields: v.optional(v.boolean(), false),
       remove_timestamp: v.optional(v.boolean(), true),
@@ -112,7 +85,7 @@ export const LabelstoreConfig = v.pipe(
       batch: batchSchema({ max_events: 100_000, max_bytes: 1_000_000, timeout_secs: 1 }),
       // this sink's request defaults; concurrency `none` = fixed 1
       request: requestSchema({ ...REQUEST_DEFAULTS, concurrency: 'none', retry_attempts: 9.223372036854776e18, ewma_alpha: 0.4, rtt_deviation_scale: 2.5 }),
-      tls: tlsSchema,
+      tls: urlTlsSchema('endpoint'),
     },
     { proxy: true },
   ),
@@ -128,7 +101,6 @@ export const LabelstoreConfig = v.pipe(
     if (!URL.canParse(c.endpoint)) return; // a bad endpoint is reported by its own check
     const url = new URL(c.endpoint);
     if (c.auth && (url.username || url.password)) addIssue({ message: 'credentials in the endpoint URL and auth must not both be set', path: [pathItem(c, 'endpoint')] });
-    if (c.tls?.enabled !== undefined) addIssue({ message: 'tls.enabled does not apply to this sink: the endpoint scheme (https) decides', path: [pathItem(c, 'tls')] });
   }),
 );
 export type LabelstoreConfig = v.InferOutput<typeof LabelstoreConfig>;

@@ -1,9 +1,16 @@
 /** Options of the `logsvc_metrics` sink (Vector's `humio_metrics`). */
 import * as v from 'valibot';
 import { metricTagValuesOption } from '../../../lib/codecs/encoding.js';
-import { REQUEST_DEFAULTS, batchSchema, compressionSchema, pathItem, requestSchema, sinkObject, timezoneSchema, tlsSchema } from '../../../lib/config/shared.js';
-import { parsePath } from '../../../lib/path.js';
-import { hecTemplate, hecToken, httpUrl } from '../../shared/hec/options.js';
+import { batchSchema } from '../../../lib/config/options/batch.js';
+import { compressionSchema } from '../../../lib/config/options/encoding.js';
+import { httpUrlSchema } from '../../../lib/config/options/endpoint.js';
+import { sinkObject } from '../../../lib/config/options/envelope.js';
+import { fieldPathSchema } from '../../../lib/config/options/field-path.js';
+import { REQUEST_DEFAULTS, requestSchema } from '../../../lib/config/options/request.js';
+import { templateSchema } from '../../../lib/config/options/template.js';
+import { timezoneSchema } from '../../../lib/config/options/timezone.js';
+import { urlTlsSchema } from '../../../lib/config/options/tls.js';
+import { hecToken } from '../../shared/hec/options.js';
 
 /**
  * The default endpoint: weir uses the address of the public service
@@ -22,55 +29,40 @@ const hasNoPath = (u: string): boolean => {
 };
 
 /** Valibot schema of the `logsvc_metrics` sink. */
-export const LogsvcMetricsConfig = v.pipe(
-  sinkObject(
-    'logsvc_metrics',
-    {
-      token: hecToken('Ingest token, sent as `Authorization: Splunk <token>`.'),
-      endpoint: v.optional(
-        v.pipe(
-          httpUrl('Base URL of the service; the ingest path is appended.'),
-          v.check(hasNoPath, `must be a base URL with no path, query or fragment (the ingest path /services/collector/event is appended), e.g. "${DEFAULT_ENDPOINT}"`),
-        ),
-        DEFAULT_ENDPOINT,
+export const LogsvcMetricsConfig = sinkObject(
+  'logsvc_metrics',
+  {
+    token: hecToken('Ingest token, sent as `Authorization: Splunk <token>`.'),
+    endpoint: v.optional(
+      v.pipe(
+        httpUrlSchema('Base URL of the service; the ingest path is appended.'),
+        v.check(hasNoPath, `must be a base URL with no path, query or fragment (the ingest path /services/collector/event is appended), e.g. "${DEFAULT_ENDPOINT}"`),
       ),
-      event_type: v.optional(hecTemplate('Parser the service applies to the events (template); sent as the envelope sourcetype.')),
-      host_key: v.optional(v.pipe(v.string(), v.minLength(1, 'must not be empty'), v.description('Log field whose value becomes the envelope host.')), 'host'),
-      host_tag: v.optional(v.pipe(v.string(), v.minLength(1, 'must not be empty'), v.description('Metric tag moved to the host field of the log made from the metric.')), 'host'),
-      index: v.optional(hecTemplate('Repository to ingest into (template); must be the token\'s repository on public endpoints.')),
-      indexed_fields: v.optional(
-        v.array(
-          v.pipe(
-            v.string(),
-            v.minLength(1, 'must not be empty'),
-            v.check((f) => {
-              const name = f.startsWith('#') ? f.slice(1) : f;
-              try {
-                parsePath(name);
-                return true;
-              } catch {
-                return false;
-              }
-            }, 'must be a field path (`name`, `tags.env`), optionally after "#" (an event tag on the service)'),
-          ),
-        ),
-        [],
+      DEFAULT_ENDPOINT,
+    ),
+    event_type: v.optional(templateSchema('Parser the service applies to the events (template); sent as the envelope sourcetype.')),
+    host_key: v.optional(v.pipe(v.string(), v.minLength(1, 'must not be empty'), v.description('Log field whose value becomes the envelope host.')), 'host'),
+    host_tag: v.optional(v.pipe(v.string(), v.minLength(1, 'must not be empty'), v.description('Metric tag moved to the host field of the log made from the metric.')), 'host'),
+    index: v.optional(templateSchema('Repository to ingest into (template); must be the token\'s repository on public endpoints.')),
+    indexed_fields: v.optional(
+      v.array(
+        fieldPathSchema('Log field sent in the envelope `fields`; a leading "#" makes the service keep it as an event tag.', {
+          empty: 'must not be empty',
+          invalid: 'must be a field path (`name`, `tags.env`), optionally after "#" (an event tag on the service)',
+          marker: '#',
+        }),
       ),
-      ...metricTagValuesOption,
-      source: v.optional(hecTemplate('Source of the events (template).')),
-      timezone: v.optional(timezoneSchema('Time zone of strftime items in the templates; overrides the global timezone.')),
-      compression: compressionSchema(['none', 'gzip', 'zlib'] as const, 'none'),
-      batch: batchSchema({ max_bytes: 1_000_000, timeout_secs: 1 }),
-      request: requestSchema(LOGSVC_REQUEST_DEFAULTS),
-      tls: tlsSchema,
-    },
-    { proxy: true },
-  ),
-  v.rawCheck(({ dataset, addIssue }) => {
-    if (!dataset.typed) return;
-    const c = dataset.value;
-    if (c.tls?.enabled !== undefined) addIssue({ message: 'tls.enabled does not apply to this sink: the endpoint scheme (https) decides', path: [pathItem(c, 'tls')] });
-  }),
+      [],
+    ),
+    ...metricTagValuesOption,
+    source: v.optional(templateSchema('Source of the events (template).')),
+    timezone: v.optional(timezoneSchema('Time zone of strftime items in the templates; overrides the global timezone.')),
+    compression: compressionSchema(['none', 'gzip', 'zlib'] as const, 'none'),
+    batch: batchSchema({ max_bytes: 1_000_000, timeout_secs: 1 }),
+    request: requestSchema(LOGSVC_REQUEST_DEFAULTS),
+    tls: urlTlsSchema('endpoint'),
+  },
+  { proxy: true },
 );
 /** Validated `logsvc_metrics` options. */
 export type LogsvcMetricsConfig = v.InferOutput<typeof LogsvcMetricsConfig>;

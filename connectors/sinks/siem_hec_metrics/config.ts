@@ -1,7 +1,14 @@
 /** Options of the `siem_hec_metrics` sink (Vector's `splunk_hec_metrics`). */
 import * as v from 'valibot';
-import { batchSchema, compressionSchema, pathItem, posint, requestSchema, sinkObject, tlsSchema } from '../../../lib/config/shared.js';
-import { hecTemplate, hecToken, httpUrl } from '../../shared/hec/options.js';
+import { batchSchema } from '../../../lib/config/options/batch.js';
+import { compressionSchema } from '../../../lib/config/options/encoding.js';
+import { httpUrlSchema } from '../../../lib/config/options/endpoint.js';
+import { sinkObject } from '../../../lib/config/options/envelope.js';
+import { posint } from '../../../lib/config/options/numbers.js';
+import { requestSchema } from '../../../lib/config/options/request.js';
+import { templateSchema } from '../../../lib/config/options/template.js';
+import { urlTlsSchema } from '../../../lib/config/options/tls.js';
+import { hecToken } from '../../shared/hec/options.js';
 
 /**
  * `acknowledgements`: the sink-level switch every sink has, plus the collector's indexer
@@ -21,30 +28,23 @@ export const hecAcknowledgementsSchema = v.optional(
 const base = sinkObject(
   'siem_hec_metrics',
   {
-    endpoint: httpUrl('Base URL of the HTTP event collector; events go to <endpoint>/services/collector/event.'),
+    endpoint: httpUrlSchema('Base URL of the HTTP event collector; events go to <endpoint>/services/collector/event.'),
     default_token: hecToken('Collector token, sent as `Authorization: Splunk <token>`.'),
     default_namespace: v.optional(v.pipe(v.string(), v.minLength(1, 'must not be empty'), v.description('Namespace of metrics that have none; joined to the name with ".".'))),
     host_key: v.optional(v.pipe(v.string(), v.minLength(1, 'must not be empty'), v.description('Metric tag whose value becomes the envelope host.')), 'host'),
-    index: v.optional(hecTemplate('Index to write to (template).')),
-    source: v.optional(hecTemplate('Source of the events (template).')),
-    sourcetype: v.optional(hecTemplate('Source type of the events (template).')),
+    index: v.optional(templateSchema('Index to write to (template).')),
+    source: v.optional(templateSchema('Source of the events (template).')),
+    sourcetype: v.optional(templateSchema('Source type of the events (template).')),
     compression: compressionSchema(['none', 'gzip', 'zlib'] as const, 'none'),
     // Vector's defaults: 1,000,000 bytes, no event limit
     batch: batchSchema({ max_bytes: 1_000_000, timeout_secs: 1 }),
     request: requestSchema(),
-    tls: tlsSchema,
+    tls: urlTlsSchema('endpoint'),
   },
   { proxy: true },
 );
 
 /** Valibot schema of the `siem_hec_metrics` sink. */
-export const SiemHecMetricsConfig = v.pipe(
-  v.strictObject({ ...base.entries, acknowledgements: hecAcknowledgementsSchema }),
-  v.rawCheck(({ dataset, addIssue }) => {
-    if (!dataset.typed) return;
-    const c = dataset.value;
-    if (c.tls?.enabled !== undefined) addIssue({ message: 'tls.enabled does not apply to this sink: the endpoint scheme (https) decides', path: [pathItem(c, 'tls')] });
-  }),
-);
+export const SiemHecMetricsConfig = v.strictObject({ ...base.entries, acknowledgements: hecAcknowledgementsSchema });
 /** Validated `siem_hec_metrics` options. */
 export type SiemHecMetricsConfig = v.InferOutput<typeof SiemHecMetricsConfig>;

@@ -1,7 +1,9 @@
 /** Options of the `socket` sink. */
 import * as v from 'valibot';
 import { ENCODING_CODECS, FRAMING_METHODS, encodingSchema, framingSchema } from '../../../lib/codecs/index.js';
-import { pathItem, posint, sinkObject } from '../../../lib/config/shared.js';
+import { pathItem } from '../../../lib/config/options/checks.js';
+import { sinkObject } from '../../../lib/config/options/envelope.js';
+import { posint } from '../../../lib/config/options/numbers.js';
 import { parseSocketAddress } from '../../../lib/net/socket-address.js';
 
 

@@ -1,6 +1,12 @@
 /** Options of the `tsdb_metrics` sink (Vector's `influxdb_metrics`). */
 import * as v from 'valibot';
-import { batchSchema, encodingCommon, pathItem, requestSchema, sinkObject, tlsSchema } from '../../../lib/config/shared.js';
+import { batchSchema } from '../../../lib/config/options/batch.js';
+import { pathItem } from '../../../lib/config/options/checks.js';
+import { encodingCommon } from '../../../lib/config/options/encoding.js';
+import { httpUrlSchema } from '../../../lib/config/options/endpoint.js';
+import { sinkObject } from '../../../lib/config/options/envelope.js';
+import { requestSchema } from '../../../lib/config/options/request.js';
+import { urlTlsSchema } from '../../../lib/config/options/tls.js';
 
 /** Options of generation 1 (the `/write` API with a database). */
 export const GENERATION_1 = ['database', 'consistency', 'retention_policy_name', 'username', 'password'] as const;
@@ -44,7 +50,7 @@ export const TsdbMetricsConfig = v.pipe(
   sinkObject(
     'tsdb_metrics',
     {
-      endpoint: v.pipe(v.string(), v.url('must be a URL'), v.check((u) => /^https?:/i.test(u), 'must be an http or https URL'), v.description('Base URL of the time-series database.')),
+      endpoint: httpUrlSchema('Base URL of the time-series database.'),
       database: v.optional(text()),
       consistency: v.optional(v.picklist(['any', 'one', 'quorum', 'all'])),
       retention_policy_name: v.optional(text()),
@@ -63,7 +69,7 @@ export const TsdbMetricsConfig = v.pipe(
       // batched by event count only, as in Vector
       batch: batchSchema({ max_events: 20, timeout_secs: 1 }),
       request: requestSchema(),
-      tls: tlsSchema,
+      tls: urlTlsSchema('endpoint'),
     },
     { proxy: true },
   ),
@@ -83,7 +89,6 @@ export const TsdbMetricsConfig = v.pipe(
     }
     if (c.batch.max_bytes !== undefined)
       addIssue({ message: 'not allowed: this sink batches by event count; use max_events', path: [pathItem(c, 'batch'), pathItem(c.batch, 'max_bytes')] });
-    if (c.tls?.enabled !== undefined) issue('tls', 'tls.enabled does not apply to this sink: the endpoint scheme (https) decides');
   }),
 );
 export type TsdbMetricsConfig = v.InferOutput<typeof TsdbMetricsConfig>;

@@ -2,7 +2,9 @@
 import { availableParallelism } from 'node:os';
 import * as v from 'valibot';
 import { FRAMING_METHODS, decodingSchema, framingSchema } from '../../../lib/codecs/index.js';
-import { acknowledgementsSchema, posint, proxySchema, uint } from '../../../lib/config/shared.js';
+import { acknowledgementsSchema } from '../../../lib/config/options/envelope.js';
+import { posint, uint } from '../../../lib/config/options/numbers.js';
+import { proxySchema } from '../../../lib/config/options/proxy.js';
 import { cloudwConnectionEntries, requireRegionOrEndpoint } from '../../shared/cloudw/options.js';
 
 /** The `cloudw_queue` source options. */

@@ -1,7 +1,8 @@
 /** Options of the `demo_logs` source. */
 import * as v from 'valibot';
 import { DECODING_CODECS, FRAMING_METHODS, decodingSchema, framingSchema } from '../../../lib/codecs/index.js';
-import { acknowledgementsSchema, uint } from '../../../lib/config/shared.js';
+import { acknowledgementsSchema } from '../../../lib/config/options/envelope.js';
+import { uint } from '../../../lib/config/options/numbers.js';
 
 /** Formats, with Vector's other names for two of them (`rfc5424`, `rfc3164`). */
 const FORMATS = ['shuffle', 'apache_common', 'apache_error', 'syslog', 'bsd_syslog', 'json'] as const;

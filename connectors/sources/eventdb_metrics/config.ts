@@ -1,14 +1,13 @@
 /** Options of the `eventdb_metrics` source (defaults from Vector's `eventstoredb_metrics`). */
 import * as v from 'valibot';
-import { acknowledgementsSchema, proxySchema } from '../../../lib/config/shared.js';
+import { httpUrlSchema } from '../../../lib/config/options/endpoint.js';
+import { acknowledgementsSchema } from '../../../lib/config/options/envelope.js';
+import { proxySchema } from '../../../lib/config/options/proxy.js';
 
 /** The `eventdb_metrics` source options. */
 export const EventdbMetricsConfig = v.strictObject({
   type: v.literal('eventdb_metrics'),
-  endpoint: v.optional(
-    v.pipe(v.string(), v.url('must be a URL'), v.regex(/^https?:/i, 'must be an http or https URL'), v.description('Statistics endpoint to scrape.')),
-    'https://localhost:2113/stats',
-  ),
+  endpoint: v.optional(httpUrlSchema('Statistics endpoint to scrape.'), 'https://localhost:2113/stats'),
   scrape_interval_secs: v.optional(v.pipe(v.number(), v.gtValue(0, 'must be greater than 0'), v.description('Seconds between scrapes; the first runs at start.')), 15),
   default_namespace: v.optional(v.pipe(v.string(), v.description('Namespace of the emitted metrics.')), 'eventdb'),
   proxy: proxySchema,

@@ -1,6 +1,8 @@
 /** Options of the `journal` source (Vector's `journald` options). */
 import * as v from 'valibot';
-import { acknowledgementsSchema, pathItem, posint } from '../../../lib/config/shared.js';
+import { pathItem } from '../../../lib/config/options/checks.js';
+import { acknowledgementsSchema } from '../../../lib/config/options/envelope.js';
+import { posint } from '../../../lib/config/options/numbers.js';
 
 const matchesSchema = v.optional(v.record(v.string(), v.array(v.string())), {});
 

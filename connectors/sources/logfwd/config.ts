@@ -1,6 +1,8 @@
 /** Options of the `logfwd` source: a fluent forward protocol listener. */
 import * as v from 'valibot';
-import { acknowledgementsSchema, pathItem, posint } from '../../../lib/config/shared.js';
+import { pathItem } from '../../../lib/config/options/checks.js';
+import { acknowledgementsSchema } from '../../../lib/config/options/envelope.js';
+import { posint } from '../../../lib/config/options/numbers.js';
 import { parseListenAddress } from '../../shared/listen-address.js';
 import { connectionLimitSchema, keepaliveSchema, listenerTlsSchema } from '../../shared/listener-config.js';
 

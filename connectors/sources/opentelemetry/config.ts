@@ -1,6 +1,7 @@
 /** Options of the `opentelemetry` source: OTLP logs over gRPC and HTTP. */
 import * as v from 'valibot';
-import { acknowledgementsSchema, pathItem } from '../../../lib/config/shared.js';
+import { pathItem } from '../../../lib/config/options/checks.js';
+import { acknowledgementsSchema } from '../../../lib/config/options/envelope.js';
 import { parseSocketAddress } from '../../../lib/net/socket-address.js';
 import { listenerTlsSchema } from '../../shared/listener-config.js';
 

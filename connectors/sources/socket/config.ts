@@ -1,7 +1,9 @@
 /** Options of the `socket` source (Vector's `socket` source; modes as Vector names them). */
 import * as v from 'valibot';
 import { DECODING_CODECS, FRAMING_METHODS, decodingSchema, framingSchema } from '../../../lib/codecs/index.js';
-import { acknowledgementsSchema, posint, pathItem } from '../../../lib/config/shared.js';
+import { pathItem } from '../../../lib/config/options/checks.js';
+import { acknowledgementsSchema } from '../../../lib/config/options/envelope.js';
+import { posint } from '../../../lib/config/options/numbers.js';
 import { parseSocketAddress } from '../../../lib/net/socket-address.js';
 import { listenerTlsSchema } from '../../shared/listener-config.js';
 

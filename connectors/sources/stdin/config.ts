@@ -1,7 +1,8 @@
 /** Options of the `stdin` source. */
 import * as v from 'valibot';
 import { DECODING_CODECS, FRAMING_METHODS, decodingSchema, framingSchema } from '../../../lib/codecs/index.js';
-import { acknowledgementsSchema, posint } from '../../../lib/config/shared.js';
+import { acknowledgementsSchema } from '../../../lib/config/options/envelope.js';
+import { posint } from '../../../lib/config/options/numbers.js';
 
 /** The `stdin` source options (framing by default per codec: newline-delimited, length-delimited for native). */
 export const StdinSourceConfig = v.strictObject({

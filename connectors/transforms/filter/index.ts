@@ -4,7 +4,7 @@ import { filter, map, pipe } from 'rxjs';
 import { defineTransform } from '../../../lib/component.js';
 import { settleAll, type Event, type EventBatch } from '../../../lib/event.js';
 import { compileCondition, conditionSchema } from '../../../operators/conditions/index.js';
-import { inputsSchema } from '../../../lib/config/shared.js';
+import { inputsSchema } from '../../../lib/config/options/envelope.js';
 
 /** Options of the filter transform: its inputs and the condition an event must meet to be kept. */
 export const FilterConfig = v.strictObject({

@@ -4,19 +4,17 @@
  * histograms and summaries incremental), so on another type they are config errors.
  */
 import * as v from 'valibot';
-import { inputsSchema, throwsNot } from '../../../lib/config/shared.js';
-import { parsePath } from '../../../lib/path.js';
-import { compileTemplate } from '../../../lib/template.js';
+import { inputsSchema } from '../../../lib/config/options/envelope.js';
+import { fieldPathSchema } from '../../../lib/config/options/field-path.js';
+import { templateSchema } from '../../../lib/config/options/template.js';
 
-
-const template = v.pipe(v.string(), throwsNot(compileTemplate));
-const tagValue = v.union([v.null(), template]);
+const tagValue = v.union([v.null(), templateSchema('Tag value template.')]);
 
 /** Options every metric type has. */
 const common = {
-  field: v.pipe(v.string(), v.minLength(1, 'must name a field'), throwsNot(parsePath), v.description('Log field the metric is made from.')),
-  name: v.optional(v.pipe(template, v.description('Metric name template; default the field path.'))),
-  namespace: v.optional(v.pipe(template, v.description('Metric namespace template.'))),
+  field: fieldPathSchema('Log field the metric is made from.', { empty: 'must name a field' }),
+  name: v.optional(templateSchema('Metric name template; default the field path.')),
+  namespace: v.optional(templateSchema('Metric namespace template.')),
   tags: v.optional(
     v.pipe(v.record(v.string(), v.union([tagValue, v.array(tagValue)])), v.description('Tag name -> value template; null makes a bare tag, a list a multi-valued tag.')),
   ),

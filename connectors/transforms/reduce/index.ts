@@ -4,42 +4,18 @@ import type { OperatorFunction } from 'rxjs';
 import { type ComponentContext, defineTransform } from '../../../lib/component.js';
 import type { EventBatch } from '../../../lib/event.js';
 import { compileCondition, conditionSchema } from '../../../operators/conditions/index.js';
-import { inputsSchema, posint, uint } from '../../../lib/config/shared.js';
-import { parsePath } from '../../../lib/path.js';
+import { inputsSchema } from '../../../lib/config/options/envelope.js';
+import { fieldPathSchema } from '../../../lib/config/options/field-path.js';
+import { posint, uint } from '../../../lib/config/options/numbers.js';
 import { MERGE_STRATEGIES, type ReduceEvents, reduce } from '../../../operators/transforms/reduce/index.js';
-
-const fieldPath = v.pipe(
-  v.string(),
-  v.rawCheck<string>(({ dataset, addIssue }) => {
-    if (!dataset.typed) return;
-    try {
-      parsePath(dataset.value);
-    } catch (err) {
-      addIssue({ message: (err as Error).message });
-    }
-  }),
-);
-
-/** A strategy path: a field path without array indexes (Vector rejects indexes). */
-const strategyPath = v.pipe(
-  v.string(),
-  v.rawCheck<string>(({ dataset, addIssue }) => {
-    if (!dataset.typed) return;
-    try {
-      if (parsePath(dataset.value).some((s) => typeof s === 'number')) addIssue({ message: `"${dataset.value}" must not contain array indexes` });
-    } catch (err) {
-      addIssue({ message: (err as Error).message });
-    }
-  }),
-);
 
 /** Options of reduce; starts_when and ends_when exclude each other. */
 export const ReduceConfig = v.pipe(
   v.strictObject({
     type: v.literal('reduce'),
     inputs: inputsSchema,
-    group_by: v.optional(v.array(fieldPath), []),
-    merge_strategies: v.optional(v.record(strategyPath, v.picklist(MERGE_STRATEGIES, `must be one of ${MERGE_STRATEGIES.join(', ')}`)), {}),
+    group_by: v.optional(v.array(fieldPathSchema('Field whose value, with the others listed, keys a transaction.')), []),
+    merge_strategies: v.optional(v.record(fieldPathSchema('Field the strategy applies to; array indexes cannot name one.', { noIndexes: true }), v.picklist(MERGE_STRATEGIES, `must be one of ${MERGE_STRATEGIES.join(', ')}`)), {}),
     starts_when: v.optional(conditionSchema),
     ends_when: v.optional(conditionSchema),
     expire_after_ms: v.optional(uint(), 30_000),

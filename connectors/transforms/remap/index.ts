@@ -2,7 +2,7 @@
 import { readFileSync } from 'node:fs';
 import * as v from 'valibot';
 import { type ComponentContext, defineTransform } from '../../../lib/component.js';
-import { inputsSchema } from '../../../lib/config/shared.js';
+import { inputsSchema } from '../../../lib/config/options/envelope.js';
 import { CompileError, type EnrichmentTables, type Program, compile, formatDiagnostics } from '../../../remap/index.js';
 import { loadEnrichmentTables } from '../../../operators/enrichment/file-table.js';
 import { DROPPED_OUTPUT, type RemapEvents, remap } from '../../../operators/transforms/remap/index.js';

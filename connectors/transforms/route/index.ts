@@ -4,7 +4,7 @@ import { Observable, type OperatorFunction } from 'rxjs';
 import { defineTransform } from '../../../lib/component.js';
 import { type Event, type EventBatch, type RoutedBatch, settleAll } from '../../../lib/event.js';
 import { compileCondition, conditionSchema } from '../../../operators/conditions/index.js';
-import { inputsSchema } from '../../../lib/config/shared.js';
+import { inputsSchema } from '../../../lib/config/options/envelope.js';
 
 export const RouteConfig = v.strictObject({
   type: v.literal('route'),

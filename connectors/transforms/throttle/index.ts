@@ -4,22 +4,10 @@ import type { OperatorFunction } from 'rxjs';
 import { type ComponentContext, defineTransform } from '../../../lib/component.js';
 import type { EventBatch } from '../../../lib/event.js';
 import { compileCondition, conditionSchema } from '../../../operators/conditions/index.js';
-import { inputsSchema } from '../../../lib/config/shared.js';
-import { compileTemplate } from '../../../lib/template.js';
+import { inputsSchema } from '../../../lib/config/options/envelope.js';
+import { templateSchema } from '../../../lib/config/options/template.js';
 import type { Counter } from '../../../lib/telemetry/registry.js';
 import { type ThrottleEvents, throttle } from '../../../operators/transforms/throttle/index.js';
-
-const template = v.pipe(
-  v.string(),
-  v.rawCheck<string>(({ dataset, addIssue }) => {
-    if (!dataset.typed) return;
-    try {
-      compileTemplate(dataset.value);
-    } catch (err) {
-      addIssue({ message: (err as Error).message });
-    }
-  }),
-);
 
 /** Options of throttle; `internal_metrics.emit_events_discarded_per_key` as in Vector. */
 export const ThrottleConfig = v.strictObject({
@@ -27,7 +15,7 @@ export const ThrottleConfig = v.strictObject({
   inputs: inputsSchema,
   threshold: v.pipe(v.number(), v.integer(), v.minValue(1, 'threshold must be non-zero')),
   window_secs: v.pipe(v.number(), v.gtValue(0, 'window_secs must be non-zero')),
-  key_field: v.optional(template),
+  key_field: v.optional(templateSchema('Template of the key events are limited by, each key on its own; unset: one limit for all events.')),
   exclude: v.optional(conditionSchema),
   measure_cpu_usage: v.optional(v.boolean(), false),
   internal_metrics: v.optional(v.strictObject({ emit_events_discarded_per_key: v.optional(v.boolean(), false) }), {}),

@@ -3,20 +3,19 @@ import * as v from 'valibot';
 import { map, pipe } from 'rxjs';
 import { type ComponentContext, defineTransform } from '../../../lib/component.js';
 import { type EventBatch, batchSize } from '../../../lib/event.js';
-import { inputsSchema, throwsNot } from '../../../lib/config/shared.js';
-import { parsePath } from '../../../lib/path.js';
+import { throwsNot } from '../../../lib/config/options/checks.js';
+import { inputsSchema } from '../../../lib/config/options/envelope.js';
+import { fieldPathSchema } from '../../../lib/config/options/field-path.js';
 import { resolveTimezone } from '../../../lib/time/strftime.js';
 import { type TokenizerEvents, compileConversion, compileTokenizer, tokenize } from '../../../operators/transforms/tokenizer/index.js';
 
-
-const fieldPath = v.pipe(v.string(), throwsNot(parsePath));
 
 /** Options of the tokenizer, plus Vector's `timezone`. */
 export const TokenizerConfig = v.strictObject({
   type: v.literal('tokenizer'),
   inputs: inputsSchema,
-  field: v.optional(fieldPath, 'message'),
-  field_names: v.array(fieldPath),
+  field: v.optional(fieldPathSchema('Field whose text is split into tokens.'), 'message'),
+  field_names: v.array(fieldPathSchema('Field that gets the token at this position.')),
   drop_field: v.optional(v.boolean(), true),
   types: v.optional(v.record(v.string(), v.pipe(v.string(), throwsNot((t) => compileConversion(t, undefined))))),
   /** Zone of naive timestamps; default the global `timezone`. */

@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ClassicLevel } from 'classic-level';
-import { type BufferConfig } from '../../../lib/config/shared.js';
+import type { BufferConfig } from '../../../lib/config/options/buffer.js';
 import { BatchNotifier, type DeliveryStatus, type Event, type EventBatch, EventMetadata, LogEvent, MetricEvent, batchSize, knownBatchSize, settleAll } from '../../../lib/event.js';
 import { LogRoot } from '../../../lib/log.js';
 import { ComponentTelemetry, MetricsRegistry } from '../../../lib/telemetry/registry.js';

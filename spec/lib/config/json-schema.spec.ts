@@ -2,7 +2,9 @@
 import { expect } from 'chai';
 import * as v from 'valibot';
 import { toJsonSchema } from '../../../lib/config/json-schema.js';
-import { bufferSchema, healthcheckSchema, uint } from '../../../lib/config/shared.js';
+import { bufferSchema } from '../../../lib/config/options/buffer.js';
+import { healthcheckSchema } from '../../../lib/config/options/envelope.js';
+import { uint } from '../../../lib/config/options/numbers.js';
 
 describe('toJsonSchema', () => {
   it('scalars, literals and picklists', () => {
@@ -60,7 +62,10 @@ describe('toJsonSchema', () => {
     expect(health.anyOf).to.deep.equal([
       {
         type: 'object',
-        properties: { enabled: { type: 'boolean', default: true }, uri: { type: 'string', description: 'Accepted as Vector accepts it; no effect: this health check queries no URI.' } },
+        properties: {
+          enabled: { type: 'boolean', default: true, description: 'Check at start that the destination answers.' },
+          uri: { type: 'string', description: 'Accepted as Vector accepts it; no effect: this health check queries no URI.' },
+        },
         additionalProperties: false,
       },
       { not: { type: 'object' } },

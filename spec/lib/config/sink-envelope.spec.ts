@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import * as v from 'valibot';
 import { components } from '../../../connectors/index.js';
-import { sinkObject } from '../../../lib/config/shared.js';
+import { sinkObject } from '../../../lib/config/options/envelope.js';
 
 const keys = (schema: { entries: object }) => Object.keys(schema.entries);
 const issues = (schema: v.GenericSchema, input: unknown) => {

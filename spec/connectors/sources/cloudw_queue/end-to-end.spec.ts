@@ -9,7 +9,7 @@ import { Observable, type Subscriber } from 'rxjs';
 import * as v from 'valibot';
 import { type ComponentDef, type ComponentKind, defineSink } from '../../../../lib/component.js';
 import { type Catalog, configFromObject } from '../../../../lib/config/load.js';
-import { sinkObject } from '../../../../lib/config/shared.js';
+import { sinkObject } from '../../../../lib/config/options/envelope.js';
 import type { Delivery, EventBatch, LogEvent } from '../../../../lib/event.js';
 import { LogRoot } from '../../../../lib/log.js';
 import { Topology } from '../../../../lib/topology/topology.js';
