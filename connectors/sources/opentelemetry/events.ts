@@ -1,6 +1,6 @@
 /** Internal events of the `opentelemetry` source: each logs and counts together. */
 import type { SourceContext } from '../../../lib/component.js';
-import type { Counter, Histogram } from '../../../lib/telemetry/registry.js';
+import type { SourceOutput } from '../../shared/source/index.js';
 
 /** The transport a request came on, as the `protocol` tag. */
 export type OtlpProtocol = 'grpc' | 'http';
@@ -19,24 +19,22 @@ export interface OtlpEvents {
   deliveryFailed(protocol: OtlpProtocol, status: string, events: number): void;
   /** The listener could not serve (bind failure, socket error). */
   listenerFailed(protocol: OtlpProtocol, err: Error): void;
-  /** Age of a record when it arrived, in seconds. */
-  readonly lag: Histogram;
 }
 
-/** Binds the metrics of one source. */
-export function otlpEvents(ctx: SourceContext): OtlpEvents {
-  const bytes: Record<OtlpProtocol, Counter> = {
-    grpc: ctx.telemetry.counter('component_received_bytes_total', { protocol: 'grpc' }),
-    http: ctx.telemetry.counter('component_received_bytes_total', { protocol: 'http' }),
-  };
+/**
+ * Binds the metrics of one source subscription. `out` counts the HTTP bytes (its counter carries
+ * `protocol=http`); gRPC bytes go to a second series of the same counter tagged `protocol=grpc`.
+ */
+export function otlpEvents(ctx: SourceContext, out: SourceOutput): OtlpEvents {
+  const grpcBytes = ctx.telemetry.counter('component_received_bytes_total', { protocol: 'grpc' });
   const parserFailed = ctx.telemetry.counter('component_errors_total', { error_type: 'parser_failed', stage: 'receiving' });
   const discarded = ctx.telemetry.counter('component_discarded_events_total', { intentional: 'false' });
   const ackFailed = ctx.telemetry.counter('component_errors_total', { error_type: 'acknowledgements_failed', stage: 'sending' });
   const listenerErrors = ctx.telemetry.counter('component_errors_total', { error_type: 'connection_failed', stage: 'receiving' });
   return {
-    lag: ctx.telemetry.histogram('source_lag_time_seconds'),
     received(protocol, n) {
-      bytes[protocol].add(n);
+      if (protocol === 'http') out.received(n);
+      else grpcBytes.add(n);
     },
     requestInvalid(protocol, reason, peer) {
       parserFailed.add(1);

@@ -3,10 +3,9 @@
  * closed (the client retries), convert its records, emit them as one batch on the `logs`
  * output, and, with end-to-end acknowledgements, answer only once they are delivered.
  */
-import type { Subscriber } from 'rxjs';
 import type { SourceContext } from '../../../lib/component.js';
-import { BatchNotifier, type DeliveryStatus, type RoutedBatch, attachNotifier } from '../../../lib/event.js';
-import { Timestamp } from '../../../lib/value.js';
+import type { DeliveryStatus } from '../../../lib/event.js';
+import type { SourceOutput } from '../../shared/source/index.js';
 import type { OtlpEvents, OtlpProtocol } from './events.js';
 import type { OtlpLogsProto, PartialSuccess } from './proto.js';
 import { OtlpShapeError, type RecordShape, convertRequest } from './record.js';
@@ -29,16 +28,16 @@ export interface Ingest {
   take(protocol: OtlpProtocol, body: Buffer | unknown, json: boolean): Outcome | Promise<Outcome>;
 }
 
-/** Binds conversion, emission and acknowledgement for one subscriber. */
-export function createIngest(ctx: SourceContext, proto: OtlpLogsProto, shape: RecordShape, events: OtlpEvents, subscriber: Subscriber<RoutedBatch>): Ingest {
+/** Binds conversion, emission and acknowledgement for one source subscription. */
+export function createIngest(ctx: SourceContext, proto: OtlpLogsProto, shape: RecordShape, events: OtlpEvents, out: SourceOutput): Ingest {
   const full: Outcome = { kind: 'full' };
   return {
     get isOpen() {
-      return ctx.out.isOpen;
+      return out.isOpen;
     },
     take(protocol, body, json) {
       // checked again after reading the body: a request that waited on the network may find the gate shut
-      if (!ctx.out.isOpen) {
+      if (!out.isOpen) {
         events.backpressure(protocol);
         return full;
       }
@@ -60,34 +59,18 @@ export function createIngest(ctx: SourceContext, proto: OtlpLogsProto, shape: Re
       }
       const partial = converted.rejected > 0 ? { rejected: converted.rejected, message: converted.reason } : undefined;
       if (partial !== undefined) events.recordsRejected(protocol, partial.rejected, partial.message);
-      const out = converted.events;
-      if (out.length === 0) return { kind: 'accepted', partial };
-      recordLag(out, shape.timestampKey, now, events);
-      if (!ctx.acknowledgements) {
-        subscriber.next({ output: LOGS_OUTPUT, events: out });
-        return { kind: 'accepted', partial };
-      }
-      return new Promise<Outcome>((resolve) => {
-        attachNotifier(
-          out,
-          new BatchNotifier((status) => {
-            if (status === 'delivered') resolve({ kind: 'accepted', partial });
-            else {
-              events.deliveryFailed(protocol, status, out.length);
-              resolve({ kind: 'undelivered', status });
-            }
-          }),
-        );
-        subscriber.next({ output: LOGS_OUTPUT, events: out });
-      });
+      const batch = converted.events;
+      const accepted: Outcome = { kind: 'accepted', partial };
+      const status = out.emitAwait(batch);
+      if (status === 'delivered') return accepted;
+      return typeof status === 'string'
+        ? undelivered(protocol, status, batch.length)
+        : status.then((s) => (s === 'delivered' ? accepted : undelivered(protocol, s, batch.length)));
     },
   };
-}
 
-/** Per batch: how old each record's time was on arrival. */
-function recordLag(out: readonly { fields: Record<string, unknown> }[], key: string, nowMs: number, events: OtlpEvents): void {
-  for (let i = 0; i < out.length; i++) {
-    const t = out[i]!.fields[key];
-    if (t instanceof Timestamp) events.lag.record(Math.max(0, nowMs - t.ms) / 1000);
+  function undelivered(protocol: OtlpProtocol, status: Exclude<DeliveryStatus, 'delivered'>, count: number): Outcome {
+    events.deliveryFailed(protocol, status, count);
+    return { kind: 'undelivered', status };
   }
 }
