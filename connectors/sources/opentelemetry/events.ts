@@ -13,8 +13,12 @@ export interface OtlpEvents {
   requestInvalid(protocol: OtlpProtocol, reason: string, peer: string | undefined): void;
   /** Records refused inside an otherwise good request (partial success). */
   recordsRejected(protocol: OtlpProtocol, count: number, reason: string): void;
-  /** The request was refused because the output is full; the client retries. */
+  /** The output is full: the request is held until it opens. */
+  held(protocol: OtlpProtocol): void;
+  /** The output stayed full past the hold timeout: the request is refused and the client retries. */
   backpressure(protocol: OtlpProtocol): void;
+  /** The client went away while its request was held; nothing of it was emitted. */
+  abandoned(protocol: OtlpProtocol): void;
   /** Delivery downstream failed for a request's events (end-to-end acknowledgements). */
   deliveryFailed(protocol: OtlpProtocol, status: string, events: number): void;
   /** The listener could not serve (bind failure, socket error). */
@@ -45,8 +49,14 @@ export function otlpEvents(ctx: SourceContext, out: SourceOutput): OtlpEvents {
       discarded.add(count);
       ctx.log.warn('Refused OTLP log records (partial success).', { protocol, count, reason });
     },
+    held(protocol) {
+      ctx.log.debug('Output full; holding the OTLP request until it opens.', { protocol });
+    },
     backpressure(protocol) {
-      ctx.log.debug('Output full; asking the OTLP client to retry.', { protocol });
+      ctx.log.debug('Output full past the hold timeout; asking the OTLP client to retry.', { protocol });
+    },
+    abandoned(protocol) {
+      ctx.log.debug('The OTLP client went away while its request was held; nothing was emitted.', { protocol });
     },
     deliveryFailed(protocol, status, events) {
       ackFailed.add(1);

@@ -10,7 +10,7 @@ import type { SourceContext } from '../../../lib/component.js';
 import type { RoutedBatch } from '../../../lib/event.js';
 import { formatSocketAddress, parseSocketAddress, type SocketAddress } from '../../../lib/net/socket-address.js';
 import { listenerTls } from '../../shared/listener-config.js';
-import { runSource } from '../../shared/source/index.js';
+import { holdWhileClosed, runSource } from '../../shared/source/index.js';
 import type { OpentelemetrySourceConfig } from './config.js';
 import { otlpEvents } from './events.js';
 import { grpcCredentials, otlpGrpcServer } from './grpc.js';
@@ -42,7 +42,8 @@ export function buildOpentelemetrySource(config: OpentelemetrySourceConfig, ctx:
   const httpAddress = parseSocketAddress(config.http.address) as SocketAddress;
   return runSource<RoutedBatch>(ctx, { output: LOGS_OUTPUT, protocol: 'http', lagKey: shape.timestampKey }, (out) => {
     const events = otlpEvents(ctx, out);
-    const ingest = createIngest(ctx, proto, shape, events, out);
+    const hold = holdWhileClosed(ctx.out, ctx.scheduler);
+    const ingest = createIngest(ctx, proto, shape, events, out, hold);
     const httpServer: Server = otlpHttpServer(proto, ingest, events, maxBytes, httpTls);
     const grpcServer = otlpGrpcServer(proto, ingest, events, maxBytes);
     let closed = false;
@@ -88,6 +89,7 @@ export function buildOpentelemetrySource(config: OpentelemetrySourceConfig, ctx:
           cutTimer.unref();
         }),
       close: () => {
+        hold.close();
         clearTimeout(cutTimer);
         closed = true;
         httpServer.close();
