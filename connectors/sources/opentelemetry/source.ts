@@ -1,8 +1,10 @@
 /**
  * The `opentelemetry` source: OTLP logs over gRPC and HTTP at once, each listener with its own
- * TLS, every record one event on the named output `logs`. `shutdown$` stops both
- * listeners from taking new connections and completes once requests in flight are answered
- * (at most {@link SHUTDOWN_TIMEOUT_SECS}); unsubscribing closes everything at once.
+ * TLS, every record one event on the named output `logs`. While the output is full, requests of
+ * both listeners are held in one queue and taken in arrival order as it opens (refused only past
+ * the hold timeout). `shutdown$` stops both listeners from taking new connections and completes
+ * once requests in flight are answered (at most {@link SHUTDOWN_TIMEOUT_SECS}); unsubscribing
+ * closes everything at once.
  */
 import type { Server } from 'node:http';
 import type { Observable } from 'rxjs';
