@@ -60,6 +60,7 @@ export function otlpGrpcServer(proto: OtlpLogsProto, ingest: Ingest, events: Otl
     // a call cancelled (or past its deadline) while held is not waited for
     const gone = new AbortController();
     call.once('cancelled', () => gone.abort());
+    if (call.cancelled) gone.abort();
     try {
       const outcome = ingest.take('grpc', body, false, gone.signal);
       if (outcome instanceof Promise) outcome.then((o) => answer(callback, o, call.getPeer()), failed);

@@ -1,7 +1,7 @@
 /**
  * OTLP/HTTP (`POST /v1/logs`) on node:http, or node:https with `http.tls`. node:http rather than
  * fastify: the body is read by hand anyway (a byte cap before buffering, then capped
- * decompression), and answering 503 before reading a body needs no framework.
+ * decompression), and holding a request unanswered while the output is full needs no framework.
  * Status codes follow the OTLP/HTTP specification: 200 (with `partialSuccess` when records were
  * refused), 400 undecodable body, 404 traces, metrics and other paths, 405 other methods, 413
  * too large, 415 other content types or encodings, 503 with `Retry-After` when the output stayed
@@ -121,6 +121,8 @@ export function otlpHttpServer(proto: OtlpLogsProto, ingest: Ingest, events: Otl
     res.once('close', () => {
       if (!res.writableEnded) gone.abort();
     });
+    // gone during decompression: answering would reach nobody, and the client sends it again
+    if (res.destroyed) gone.abort();
     const outcome = await ingest.take('http', parsed, fmt.json, gone.signal);
     answer(res, fmt, outcome, peer);
   };
