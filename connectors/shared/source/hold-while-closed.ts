@@ -13,7 +13,12 @@
 import type { SchedulerLike, Subscription } from 'rxjs';
 import { type Gate, whenOpen } from '../../../lib/gate.js';
 
-/** Milliseconds a request is held while the output is full before it is refused (the client then retries). */
+/**
+ * Milliseconds a request is held while the output is full before it is refused (the client then
+ * retries). Vector waits on the send without a bound; a bound keeps a stalled pipeline from
+ * holding connections forever. 30 s outlasts the OpenTelemetry SDKs' default 10 s export timeout,
+ * so such a client gives up first (its request is dropped unseen, and it sends it again).
+ */
 export const REQUEST_HOLD_TIMEOUT_MS = 30_000;
 
 /** One held request. */
