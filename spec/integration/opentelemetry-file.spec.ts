@@ -15,7 +15,7 @@ describe('opentelemetry -> file through the daemon, acknowledgements on', functi
     const tmp = mkdtempSync(join(tmpdir(), 'weir-otel-'));
     const ports = { grpcPort: await freePort(), httpPort: await freePort() };
     // the file sink writes into a FIFO: opening it blocks until the test reads, so the sink
-    // stalls, its memory buffer fills (block), and the source answers 503 until it drains
+    // stalls, its memory buffer fills (block), and the source holds the requests until it drains
     const fifo = join(tmp, 'out.fifo');
     execFileSync('mkfifo', [fifo]);
     const metrics = join(tmp, 'metrics.json');

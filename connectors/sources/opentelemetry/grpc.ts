@@ -2,9 +2,9 @@
  * OTLP/gRPC: `LogsService/Export` on @grpc/grpc-js. Bodies stay raw Buffers through grpc-js
  * (which handles gzip message compression) and are decoded here, so a bad message is counted and
  * answered INVALID_ARGUMENT. Only the logs service is registered: grpc-js answers calls to the
- * trace and metrics services UNIMPLEMENTED. While the output is full the call is refused
- * UNAVAILABLE, which OTLP clients retry; failed delivery is INTERNAL (errored) or DATA_LOSS
- * (rejected), as Vector answers.
+ * trace and metrics services UNIMPLEMENTED. While the output is full the call is held; past the
+ * hold timeout it is refused UNAVAILABLE, which OTLP clients retry; failed delivery is INTERNAL
+ * (errored) or DATA_LOSS (rejected), as Vector answers.
  */
 import type * as grpc from '@grpc/grpc-js';
 import type { TlsOptions } from 'node:tls';
@@ -38,6 +38,8 @@ export function otlpGrpcServer(proto: OtlpLogsProto, ingest: Ingest, events: Otl
         return callback(null, encodeResponse(proto, outcome.partial));
       case 'full':
         return callback({ code: grpcJs().status.UNAVAILABLE, details: 'the pipeline is full; retry later' });
+      case 'abandoned':
+        return callback({ code: grpcJs().status.CANCELLED, details: 'cancelled while the pipeline was full' });
       case 'invalid':
         events.requestInvalid('grpc', outcome.reason, peer);
         return callback({ code: grpcJs().status.INVALID_ARGUMENT, details: outcome.reason });
@@ -55,8 +57,12 @@ export function otlpGrpcServer(proto: OtlpLogsProto, ingest: Ingest, events: Otl
       events.listenerFailed('grpc', err as Error);
       callback({ code: grpcJs().status.INTERNAL, details: 'internal error' });
     };
+    // a call cancelled (or past its deadline) while held is not waited for
+    const gone = new AbortController();
+    call.once('cancelled', () => gone.abort());
+    if (call.cancelled) gone.abort();
     try {
-      const outcome = ingest.take('grpc', body, false);
+      const outcome = ingest.take('grpc', body, false, gone.signal);
       if (outcome instanceof Promise) outcome.then((o) => answer(callback, o, call.getPeer()), failed);
       else answer(callback, outcome, call.getPeer());
     } catch (err) {

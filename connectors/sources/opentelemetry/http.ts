@@ -1,11 +1,12 @@
 /**
  * OTLP/HTTP (`POST /v1/logs`) on node:http, or node:https with `http.tls`. node:http rather than
  * fastify: the body is read by hand anyway (a byte cap before buffering, then capped
- * decompression), and answering 503 before reading a body needs no framework.
+ * decompression), and holding a request unanswered while the output is full needs no framework.
  * Status codes follow the OTLP/HTTP specification: 200 (with `partialSuccess` when records were
  * refused), 400 undecodable body, 404 traces, metrics and other paths, 405 other methods, 413
- * too large, 415 other content types or encodings, 503 with `Retry-After` while the output is
- * full, 500 when delivery failed; error bodies are `google.rpc.Status` in the request's format.
+ * too large, 415 other content types or encodings, 503 with `Retry-After` when the output stayed
+ * full past the hold timeout (until then the request is held unanswered), 500 when delivery
+ * failed; error bodies are `google.rpc.Status` in the request's format.
  */
 import { type IncomingMessage, type Server, type ServerResponse, createServer } from 'node:http';
 import { createServer as createTlsServer } from 'node:https';
@@ -15,7 +16,7 @@ import type { OtlpEvents } from './events.js';
 import type { Ingest, Outcome } from './ingest.js';
 import { type OtlpLogsProto, encodeResponse, responseJson } from './proto.js';
 
-/** Seconds a client is asked to wait before retrying while the output is full. */
+/** Seconds a client is asked to wait before retrying once a request was held past the timeout. */
 export const RETRY_AFTER_SECS = 1;
 
 /** google.rpc.Code values used in error bodies. */
@@ -64,7 +65,6 @@ export function otlpHttpServer(proto: OtlpLogsProto, ingest: Ingest, events: Otl
       }
       if (a !== 'none') algorithms.push(a);
     }
-    if (!ingest.isOpen) return busy(req, res, fmt);
     const declared = Number(req.headers['content-length'] ?? '0');
     if (declared > maxBytes) {
       req.resume();
@@ -98,12 +98,6 @@ export function otlpHttpServer(proto: OtlpLogsProto, ingest: Ingest, events: Otl
     });
   };
 
-  const busy = (req: IncomingMessage, res: ServerResponse, fmt: Format) => {
-    req.resume();
-    events.backpressure('http');
-    reply(res, fmt, 503, CODE.UNAVAILABLE, 'the pipeline is full; retry later', { 'retry-after': String(RETRY_AFTER_SECS) });
-  };
-
   const finish = async (res: ServerResponse, fmt: Format, raw: Buffer, algorithms: readonly CompressionAlgorithm[], peer: string | undefined) => {
     let body = raw;
     try {
@@ -122,7 +116,14 @@ export function otlpHttpServer(proto: OtlpLogsProto, ingest: Ingest, events: Otl
         return reply(res, fmt, 400, CODE.INVALID_ARGUMENT, `Could not decode request: ${(err as Error).message}`);
       }
     }
-    const outcome = await ingest.take('http', parsed, fmt.json);
+    // a client that goes away while its request is held is not waited for
+    const gone = new AbortController();
+    res.once('close', () => {
+      if (!res.writableEnded) gone.abort();
+    });
+    // gone during decompression: answering would reach nobody, and the client sends it again
+    if (res.destroyed) gone.abort();
+    const outcome = await ingest.take('http', parsed, fmt.json, gone.signal);
     answer(res, fmt, outcome, peer);
   };
 
@@ -134,6 +135,8 @@ export function otlpHttpServer(proto: OtlpLogsProto, ingest: Ingest, events: Otl
         return;
       case 'full':
         reply(res, fmt, 503, CODE.UNAVAILABLE, 'the pipeline is full; retry later', { 'retry-after': String(RETRY_AFTER_SECS) });
+        return;
+      case 'abandoned':
         return;
       case 'invalid':
         events.requestInvalid('http', outcome.reason, peer);

@@ -1,20 +1,23 @@
 /**
  * The `opentelemetry` source: OTLP logs over gRPC and HTTP at once, each listener with its own
- * TLS, every record one event on the named output `logs`. `shutdown$` stops both
- * listeners from taking new connections and completes once requests in flight are answered
- * (at most {@link SHUTDOWN_TIMEOUT_SECS}); unsubscribing closes everything at once.
+ * TLS, every record one event on the named output `logs`. While the output is full, requests of
+ * both listeners are held in one queue and taken in arrival order as it opens (refused only past
+ * the hold timeout). `shutdown$` stops both listeners from taking new connections and completes
+ * once requests in flight are answered (at most {@link SHUTDOWN_TIMEOUT_SECS}); unsubscribing
+ * closes everything at once.
  */
 import type { Server } from 'node:http';
-import { Observable } from 'rxjs';
+import type { Observable } from 'rxjs';
 import type { SourceContext } from '../../../lib/component.js';
 import type { RoutedBatch } from '../../../lib/event.js';
 import { formatSocketAddress, parseSocketAddress, type SocketAddress } from '../../../lib/net/socket-address.js';
 import { listenerTls } from '../../shared/listener-config.js';
+import { holdWhileClosed, runSource } from '../../shared/source/index.js';
 import type { OpentelemetrySourceConfig } from './config.js';
 import { otlpEvents } from './events.js';
 import { grpcCredentials, otlpGrpcServer } from './grpc.js';
 import { otlpHttpServer } from './http.js';
-import { createIngest } from './ingest.js';
+import { LOGS_OUTPUT, createIngest } from './ingest.js';
 import { otlpLogsProto } from './proto.js';
 import type { RecordShape } from './record.js';
 
@@ -39,9 +42,10 @@ export function buildOpentelemetrySource(config: OpentelemetrySourceConfig, ctx:
   const maxBytes = ctx.globals.max_decompressed_bytes;
   const grpcAddress = parseSocketAddress(config.grpc.address) as SocketAddress;
   const httpAddress = parseSocketAddress(config.http.address) as SocketAddress;
-  return new Observable<RoutedBatch>((subscriber) => {
-    const events = otlpEvents(ctx);
-    const ingest = createIngest(ctx, proto, shape, events, subscriber);
+  return runSource<RoutedBatch>(ctx, { output: LOGS_OUTPUT, protocol: 'http', lagKey: shape.timestampKey }, (out) => {
+    const events = otlpEvents(ctx, out);
+    const hold = holdWhileClosed(ctx.out, ctx.scheduler);
+    const ingest = createIngest(ctx, proto, shape, events, out, hold);
     const httpServer: Server = otlpHttpServer(proto, ingest, events, maxBytes, httpTls);
     const grpcServer = otlpGrpcServer(proto, ingest, events, maxBytes);
     let closed = false;
@@ -49,7 +53,7 @@ export function buildOpentelemetrySource(config: OpentelemetrySourceConfig, ctx:
 
     httpServer.on('error', (err) => {
       events.listenerFailed('http', err);
-      if (!httpServer.listening) subscriber.error(err);
+      if (!httpServer.listening) out.fail(err);
     });
     httpServer.on('clientError', (_err, socket) => socket.destroy());
     httpServer.listen(httpAddress.port, httpAddress.host, () => {
@@ -59,38 +63,41 @@ export function buildOpentelemetrySource(config: OpentelemetrySourceConfig, ctx:
     grpcServer.bindAsync(formatSocketAddress(grpcAddress), grpcCreds, (err, port) => {
       if (err) {
         events.listenerFailed('grpc', err);
-        subscriber.error(err);
+        out.fail(err);
         return;
       }
       if (closed) return;
       ctx.log.info('Listening.', { protocol: 'grpc', address: formatSocketAddress({ host: grpcAddress.host, port }) });
     });
 
-    const shutdownSub = ctx.shutdown$.subscribe(() => {
-      if (closed) return;
-      closed = true;
-      let open = 2;
-      const done = () => {
-        if (--open > 0) return;
+    return {
+      // stop taking connections; finish the requests in flight, cutting them after the grace period
+      drain: () =>
+        new Promise<void>((resolve) => {
+          closed = true;
+          let open = 2;
+          const done = () => {
+            if (--open > 0) return;
+            clearTimeout(cutTimer);
+            resolve();
+          };
+          httpServer.close(() => done());
+          httpServer.closeIdleConnections();
+          grpcServer.tryShutdown(() => done());
+          cutTimer = setTimeout(() => {
+            httpServer.closeAllConnections();
+            grpcServer.forceShutdown();
+          }, SHUTDOWN_TIMEOUT_SECS * 1000);
+          cutTimer.unref();
+        }),
+      close: () => {
+        hold.close();
         clearTimeout(cutTimer);
-        subscriber.complete();
-      };
-      httpServer.close(() => done());
-      httpServer.closeIdleConnections();
-      grpcServer.tryShutdown(() => done());
-      cutTimer = setTimeout(() => {
+        closed = true;
+        httpServer.close();
         httpServer.closeAllConnections();
         grpcServer.forceShutdown();
-      }, SHUTDOWN_TIMEOUT_SECS * 1000);
-      cutTimer.unref();
-    });
-    return () => {
-      shutdownSub.unsubscribe();
-      clearTimeout(cutTimer);
-      closed = true;
-      httpServer.close();
-      httpServer.closeAllConnections();
-      grpcServer.forceShutdown();
+      },
     };
   });
 }

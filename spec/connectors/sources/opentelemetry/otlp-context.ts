@@ -1,5 +1,5 @@
 /** Runs the `opentelemetry` source outside a topology with the official OTLP exporters as clients. */
-import { Subject, type Subscription } from 'rxjs';
+import { type SchedulerLike, Subject, type Subscription } from 'rxjs';
 import * as v from 'valibot';
 import { componentContext, sourceContext } from '../../../../lib/component-context.js';
 import type { SourceContext } from '../../../../lib/component.js';
@@ -31,6 +31,8 @@ export interface StartOptions {
   readonly grpc?: Record<string, unknown>;
   readonly http?: Record<string, unknown>;
   readonly extra?: Record<string, unknown>;
+  /** The source's scheduler (hold timeouts); default: the async scheduler. */
+  readonly scheduler?: SchedulerLike;
 }
 
 /** Builds and subscribes the source on port 0 for both listeners; resolves once both listen. */
@@ -40,7 +42,7 @@ export async function startSource(o: StartOptions = {}): Promise<RunningSource> 
   const root = new LogRoot('debug', { write: (l) => lines.push(l) }, 0);
   const gate = new GateController(true);
   const shutdown = new Subject<void>();
-  const base = componentContext({ id: 'otel', kind: 'source', type: 'opentelemetry', registry, log: root, globals: { timezone: 'UTC', ...o.globals } });
+  const base = componentContext({ id: 'otel', kind: 'source', type: 'opentelemetry', registry, log: root, globals: { timezone: 'UTC', ...o.globals }, ...(o.scheduler ? { scheduler: o.scheduler } : {}) });
   const ctx = sourceContext(base, { out: gate, acknowledgements: o.acknowledgements ?? false, shutdown$: shutdown.asObservable() });
   const config = v.parse(OpentelemetrySourceConfig, {
     type: 'opentelemetry',

@@ -2,7 +2,9 @@ import { expect } from 'chai';
 import { gzipSync } from 'node:zlib';
 import * as grpc from '@grpc/grpc-js';
 import { context, trace, TraceFlags } from '@opentelemetry/api';
+import { type SchedulerLike, VirtualTimeScheduler } from 'rxjs';
 import * as v from 'valibot';
+import { REQUEST_HOLD_TIMEOUT_MS } from '../../../../connectors/shared/source/index.js';
 import { OpentelemetrySourceConfig } from '../../../../connectors/sources/opentelemetry/index.js';
 import { otlpLogsProto } from '../../../../connectors/sources/opentelemetry/proto.js';
 import { Float, Timestamp } from '../../../../lib/value.js';
@@ -214,33 +216,118 @@ describe('opentelemetry source', function () {
     });
   });
 
-  describe('backpressure', () => {
-    it('while the gate is closed: HTTP 503 with Retry-After, gRPC UNAVAILABLE, nothing emitted', async () => {
-      s = await startSource();
+  describe('backpressure: requests are held while the output is full', () => {
+    /** Real time for timestamps, virtual time for the hold timeout, which the test runs by hand. */
+    const heldClock = () => {
+      const vts = new VirtualTimeScheduler();
+      const scheduler: SchedulerLike = { now: () => Date.now(), schedule: vts.schedule.bind(vts) as SchedulerLike['schedule'] };
+      return {
+        scheduler,
+        /** Runs the hold timers due at or before `ms` after the start. */
+        runTo: (ms: number) => {
+          vts.maxFrames = ms;
+          vts.flush();
+        },
+      };
+    };
+    const bytes = (protocol: string) => s.metric('component_received_bytes_total', { protocol });
+    const turn = () => new Promise((r) => setImmediate(r));
+
+    it('HTTP and gRPC requests wait unanswered while the gate is closed and are taken, in order, once it opens', async () => {
+      const clock = heldClock();
+      s = await startSource({ scheduler: clock.scheduler });
       s.gate.close();
-      const r = await post(s, '/v1/logs', encode(oneRecord('a')), PB);
+      let answered = 0;
+      const h = post(s, '/v1/logs', encode(oneRecord('a')), PB).finally(() => answered++);
+      await until(() => bytes('http') > 0, 10_000, 'the HTTP body');
+      const g = grpcCall(s.grpcPort, EXPORT, encode(oneRecord('b'))).finally(() => answered++);
+      await until(() => bytes('grpc') > 0, 10_000, 'the gRPC message');
+      clock.runTo(REQUEST_HOLD_TIMEOUT_MS - 1);
+      await turn();
+      expect(answered).to.equal(0);
+      expect(s.events()).to.have.length(0);
+      expect(s.lines.some((l) => l.includes('holding the OTLP request'))).to.equal(true);
+      s.gate.open();
+      expect((await h).status).to.equal(200);
+      // one held request per scheduler turn: the next is taken on the following turn
+      expect(s.events().map((e) => e.fields.message)).to.deep.equal(['a']);
+      expect(answered).to.equal(1);
+      clock.runTo(REQUEST_HOLD_TIMEOUT_MS - 1);
+      expect((await g).err).to.equal(null);
+      expect(s.events().map((e) => e.fields.message)).to.deep.equal(['a', 'b']);
+      expect(s.lines.some((l) => l.includes('past the hold timeout'))).to.equal(false);
+    });
+
+    it('past the hold timeout: HTTP 503 with Retry-After, gRPC UNAVAILABLE, nothing emitted; the source goes on', async () => {
+      const clock = heldClock();
+      s = await startSource({ scheduler: clock.scheduler });
+      s.gate.close();
+      const h = post(s, '/v1/logs', encode(oneRecord('a')), PB);
+      const g = grpcCall(s.grpcPort, EXPORT, encode(oneRecord('b')));
+      await until(() => bytes('http') > 0 && bytes('grpc') > 0, 10_000, 'both requests');
+      clock.runTo(REQUEST_HOLD_TIMEOUT_MS);
+      const r = await h;
       expect(r.status).to.equal(503);
       expect(r.headers.get('retry-after')).to.equal('1');
-      const g = await grpcCall(s.grpcPort, EXPORT, encode(oneRecord('b')));
-      expect(g.err?.code).to.equal(grpc.status.UNAVAILABLE);
+      expect(statusOf(r).code).to.equal(14);
+      expect((await g).err?.code).to.equal(grpc.status.UNAVAILABLE);
       expect(s.events()).to.have.length(0);
       s.gate.open();
+      await turn();
+      expect(s.events()).to.have.length(0);
       expect((await post(s, '/v1/logs', encode(oneRecord('c')), PB)).status).to.equal(200);
       expect(s.events().map((e) => e.fields.message)).to.deep.equal(['c']);
     });
 
-    // the JavaScript gRPC exporter does not retry at all (0.223.1), so only the HTTP ones are shown retrying
-    for (const kind of ['http-proto', 'http-json'] as ExporterKind[]) {
-      it(`${kind}: the official exporter retries after Retry-After until the gate opens; the record arrives once`, async () => {
+    it('a client that goes away while held (HTTP abort, gRPC deadline) has nothing emitted when the gate opens', async () => {
+      s = await startSource();
+      s.gate.close();
+      const abort = new AbortController();
+      const h = fetch(`http://127.0.0.1:${s.httpPort}/v1/logs`, { method: 'POST', headers: PB, body: encode(oneRecord('gone-http')), signal: abort.signal }).catch(() => 'aborted');
+      await until(() => bytes('http') > 0, 10_000, 'the HTTP body');
+      abort.abort();
+      expect(await h).to.equal('aborted');
+      const client = new grpc.Client(`127.0.0.1:${s.grpcPort}`, grpc.credentials.createInsecure());
+      const g = await new Promise<grpc.ServiceError | null>((resolve) =>
+        client.makeUnaryRequest(EXPORT, (b: Buffer) => b, (b: Buffer) => b, encode(oneRecord('gone-grpc')), { deadline: Date.now() + 300 }, (err) => resolve(err)),
+      );
+      client.close();
+      expect(g?.code).to.equal(grpc.status.DEADLINE_EXCEEDED);
+      await until(() => s.lines.some((l) => l.includes('went away') && l.includes('protocol=grpc')) && s.lines.some((l) => l.includes('went away') && l.includes('protocol=http')), 10_000, 'both abandoned');
+      s.gate.open();
+      expect((await post(s, '/v1/logs', encode(oneRecord('after')), PB)).status).to.equal(200);
+      expect(s.events().map((e) => e.fields.message)).to.deep.equal(['after']);
+    });
+
+    for (const kind of ['http-proto', 'http-json', 'grpc'] as ExporterKind[]) {
+      it(`${kind}: the official exporter's request is held while the gate is closed; the record arrives once when it opens`, async () => {
         s = await startSource();
         s.gate.close();
-        const sent = sendLogs(exporterFor(kind, s), [{ body: 'retried' }]);
-        await until(() => s.lines.some((l) => l.includes('Output full')), 10_000, 'a refused request');
+        let done = false;
+        const sent = sendLogs(exporterFor(kind, s), [{ body: 'held' }]).then(() => (done = true));
+        await until(() => bytes(kind.startsWith('grpc') ? 'grpc' : 'http') > 0, 10_000, 'the request');
+        await turn();
+        expect(done).to.equal(false);
         s.gate.open();
         await sent;
-        expect(s.events().map((e) => e.fields.message)).to.deep.equal(['retried']);
+        expect(s.events().map((e) => e.fields.message)).to.deep.equal(['held']);
       });
     }
+
+    it('http-proto: refused past the hold timeout, the official exporter retries after Retry-After and the record arrives once', async () => {
+      const clock = heldClock();
+      s = await startSource({ scheduler: clock.scheduler });
+      s.gate.close();
+      const sent = sendLogs(exporterFor('http-proto', s), [{ body: 'retried' }]);
+      await until(() => bytes('http') > 0, 10_000, 'the first request');
+      const first = bytes('http');
+      clock.runTo(REQUEST_HOLD_TIMEOUT_MS);
+      await until(() => s.lines.some((l) => l.includes('past the hold timeout')), 10_000, 'a refused request');
+      await until(() => bytes('http') >= 2 * first, 10_000, 'the retry');
+      s.gate.open();
+      await sent;
+      expect(s.events().map((e) => e.fields.message)).to.deep.equal(['retried']);
+    });
   });
 
   describe('end-to-end acknowledgements', () => {
