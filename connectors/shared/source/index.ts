@@ -2,7 +2,7 @@
 export { BatchWindow, type WindowFlush } from './batch-window.js';
 export { type HoldWhileClosed, REQUEST_HOLD_TIMEOUT_MS, holdWhileClosed } from './hold-while-closed.js';
 export { OrderedSettlement } from './ordered.js';
-export { type Settled, type SettledPart, SourceOutput, type SourceOutputOptions } from './output.js';
+export { type Settled, type SettledPart, SourceOutput, type SourceOutputOptions, Unsettled } from './output.js';
 export { type Pausable, type PauseWhileClosed, pauseWhileClosed } from './pause-while-closed.js';
 export { pullEvery } from './pull.js';
 export { type RunningSource, runSource } from './run.js';

@@ -130,3 +130,25 @@ export class SourceOutput {
     }
   }
 }
+
+/**
+ * Counts batches (or parts) still waiting to settle, for a source that must know when the last
+ * one answered: a connection closes after its last acknowledgement, a client is released after
+ * its last delete.
+ */
+export class Unsettled {
+  private n = 0;
+  /** Batches wrapped and not yet settled. */
+  get count(): number {
+    return this.n;
+  }
+  /** Counts one more; the returned callback uncounts it, then calls `settled`. */
+  wrap(settled: Settled): Settled {
+    this.n++;
+    return (status) => {
+      this.n--;
+      settled(status);
+    };
+  }
+}
+

@@ -16,7 +16,7 @@ import type { SourceContext } from '../../../lib/component.js';
 import type { DeliveryStatus, Event, EventBatch } from '../../../lib/event.js';
 import { pullWhile } from '../../../lib/gate.js';
 import { cloudwClientConfig } from '../../shared/cloudw/client.js';
-import { type SettledPart, type SourceOutput, runSource } from '../../shared/source/index.js';
+import { type SettledPart, type SourceOutput, Unsettled, runSource } from '../../shared/source/index.js';
 import type { CloudwQueueSourceConfig } from './config.js';
 import { createMessageDecoder, sentTimestamp } from './decode.js';
 import { createDeleter } from './deleter.js';
@@ -67,7 +67,7 @@ class QueueReceiver {
   private readonly decode: ReturnType<typeof createMessageDecoder>;
   private readonly deleter: ReturnType<typeof createDeleter>;
   private readonly stop = new AbortController();
-  private unsettled = 0;
+  private readonly unsettled = new Unsettled();
   private closed = false;
 
   constructor(
@@ -117,7 +117,7 @@ class QueueReceiver {
   }
 
   private release(): void {
-    if (!this.closed || this.unsettled > 0 || this.borrowed) return;
+    if (!this.closed || this.unsettled.count > 0 || this.borrowed) return;
     void this.deleter.idle().then(() => this.sqs.destroy());
   }
 
@@ -152,14 +152,12 @@ class QueueReceiver {
       const events: Event[] = [];
       this.decode(body, sentTimestamp(m.Attributes, now), events);
       const handle = m.ReceiptHandle;
-      this.unsettled++;
-      parts.push({ events, settled: (status) => this.settled(handle, status) });
+      parts.push({ events, settled: this.unsettled.wrap((status) => this.settled(handle, status)) });
     }
     return parts;
   }
 
   private settled(handle: string, status: DeliveryStatus): void {
-    this.unsettled--;
     if (status !== 'delivered') this.events.keptForRedelivery(status);
     else if (this.config.delete_message) this.deleter.add(handle);
     this.release();

@@ -14,7 +14,7 @@ import type { DeliveryStatus, LogEvent } from '../../../lib/event.js';
 import { type Path, parsePath, setPath } from '../../../lib/path.js';
 import { type ListenTarget, parseListenAddress } from '../../shared/listen-address.js';
 import { listenerTls } from '../../shared/listener-config.js';
-import { type SourceOutput, runSource } from '../../shared/source/index.js';
+import { type SourceOutput, Unsettled, runSource } from '../../shared/source/index.js';
 import { type Connection, streamConnections } from '../../shared/tcp-listener.js';
 import type { LogfwdSourceConfig } from './config.js';
 import { ForwardDecodeError, type RecordSink, createForwardDecoder } from './decode.js';
@@ -73,13 +73,12 @@ function serveConnection(conn: Connection, p: ConnectionParts): void {
   const onRecord: RecordSink = (tag, time, record) => {
     batch.push(recordEvent(p.shape, tag, time, record, host));
   };
-  let pendingAcks = 0;
+  const unsettled = new Unsettled();
   let broken = false;
   const close = () => {
     if (!sock.destroyed) sock.end(() => sock.destroy());
   };
   const settled = (chunks: string[]) => (status: DeliveryStatus) => {
-    pendingAcks--;
     if (status === 'delivered') writeAcks(sock, chunks);
     else {
       p.events.deliveryFailed(status, chunks.length, host);
@@ -87,14 +86,14 @@ function serveConnection(conn: Connection, p: ConnectionParts): void {
       broken = true;
       sock.pause();
     }
-    if (broken && pendingAcks === 0) close();
+    if (broken && unsettled.count === 0) close();
   };
   const fail = (err: unknown) => {
     // whatever went wrong with this connection's input ends this connection only
     p.events.decodeFailed(err instanceof ForwardDecodeError ? err : new ForwardDecodeError(String((err as Error)?.message ?? err), Buffer.alloc(0)), host);
     broken = true;
     sock.pause();
-    if (pendingAcks === 0) close();
+    if (unsettled.count === 0) close();
   };
   sock.on('data', (chunk: Buffer) => {
     if (broken) return;
@@ -109,8 +108,7 @@ function serveConnection(conn: Connection, p: ConnectionParts): void {
     const read = batch;
     batch = [];
     if (subject !== undefined) for (let i = 0; i < read.length; i++) setPath(read[i]!.fields, p.metadataKey as Path, { subject });
-    pendingAcks++;
-    p.out.emitSettled(read, settled(chunks));
+    p.out.emitSettled(read, unsettled.wrap(settled(chunks)));
     if (error !== undefined) fail(error);
     else conn.pauseIfClosed();
   });
