@@ -144,14 +144,19 @@ export async function runCommand(opts: RunOptions, logRoot: LogRoot): Promise<nu
     };
     const onSignal = (signal: 'SIGINT' | 'SIGTERM') => {
       if (!finishing) return void finish(signal);
-      if (forcedBy) return; // the drain is being cut short already
+      // a third signal: even cutting the drain short hangs (a store that does not close); leave now
+      if (forcedBy) process.exit(exitForSignal(signal));
       forcedBy = signal;
-      log.warn(`${signal} received again: shutting down now without waiting for the drain.`);
+      log.warn(`${signal} received during the drain: shutting down now without waiting for it.`);
       forceDrainEnd();
     };
-    // a component that never started ends the run: weir does not run with part of its pipeline missing
+    // a component of the first start that never started ends the run: weir does not run with part
+    // of its pipeline missing. One a reload added or rebuilt fails alone (its log says so): the
+    // rest of the pipeline was running and delivering before that reload.
+    const firstStart = new Set(topology.components.keys());
+    let reloading = 0;
     const failures = topology.failures$.subscribe((f) => {
-      if (f.atStart) void finish(describeFailure(f), f);
+      if (f.atStart && reloading === 0 && firstStart.has(f.id)) void finish(describeFailure(f), f);
     });
     const reload = async () => {
       if (finishing) return;
@@ -161,7 +166,9 @@ export async function runCommand(opts: RunOptions, logRoot: LogRoot): Promise<nu
         if (!next.config) throw new ConfigError(next.problems);
         files = next.files.map((f) => f.path);
         const prevApi = topology.currentConfig?.globals.api;
-        const diff = await topology.reload(next.config);
+        reloading++;
+        const diff = await topology.reload(next.config).finally(() => reloading--);
+        for (const id of [...diff.added, ...diff.changed]) firstStart.delete(id);
         sizeYoungGeneration(topology.threadedSegments);
         const nextApi = next.config.globals.api;
         if (JSON.stringify(prevApi) !== JSON.stringify(nextApi)) {

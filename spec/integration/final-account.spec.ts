@@ -119,7 +119,7 @@ describe('exit codes and the final account (daemon)', function () {
     const { code } = await p.exited;
     expect(code, p.stderr()).to.equal(130);
     expect(p.stderr().match(/Still draining/g)).to.have.length(1);
-    expect(p.stderr()).to.include('SIGINT received again: shutting down now without waiting for the drain.');
+    expect(p.stderr()).to.include('SIGINT received during the drain: shutting down now without waiting for it.');
     expect(accountTail(p.stderr())).to.deep.equal(['3 events lost', '  3 shutdown forced with events still buffered: sink "web" (http)']);
   });
 
@@ -159,6 +159,29 @@ describe('exit codes and the final account (daemon)', function () {
     } finally {
       p.child.kill('SIGINT');
       await p.exited;
+    }
+  });
+
+  it('a source a reload adds that cannot bind fails alone: the running pipeline goes on', async () => {
+    const taken: Server = createServer();
+    await new Promise<void>((r) => taken.listen(0, '127.0.0.1', r));
+    const port = (taken.address() as { port: number }).port;
+    const base = `[sources.gen]\ntype = "demo_logs"\ninterval = 0.05\n[sinks.out]\ntype = "console"\ninputs = ["gen"]\nencoding.codec = "text"\n`;
+    const cfg = write('reload-bind.toml', base);
+    const p = startWeir(['--config', cfg]);
+    try {
+      await until(() => p.stderr().includes('weir started'), 20_000, 'the daemon to start');
+      writeFileSync(cfg, base.replace('inputs = ["gen"]', 'inputs = ["gen", "in"]') + `[sources.in]\ntype = "socket"\nmode = "tcp"\naddress = "127.0.0.1:${port}"\n`);
+      p.child.kill('SIGHUP');
+      await until(() => p.stderr().includes('Source failed to start.'), 20_000, 'the added source to fail');
+      const before = p.stdout().length;
+      await until(() => p.stdout().length > before, 20_000, 'the running pipeline to keep delivering');
+      expect(p.stderr()).not.to.include('Shutting down');
+    } finally {
+      p.child.kill('SIGINT');
+      const { code } = await p.exited;
+      await new Promise((r) => taken.close(r));
+      expect(code).to.equal(0);
     }
   });
 
