@@ -196,25 +196,30 @@ export async function runCommand(opts: RunOptions, logRoot: LogRoot): Promise<nu
     process.on('SIGHUP', () => void reload());
     const failedAtStart = topology.failures.find((f) => f.atStart);
     if (failedAtStart) return void finish(describeFailure(failedAtStart), failedAtStart);
-    // only now: a signal sent on seeing this line finds its handler (before it, SIGHUP would end the process)
-    log.info('weir started.', { components: topology.components.size, files: files.join(',') });
-    if (opts.watchConfig) {
-      // watch folders, not files: editors replace a file, which ends a watch on the file itself
-      for (const dir of new Set(files.map((f) => dirname(f)))) {
-        const names = new Set(files.filter((f) => dirname(f) === dir).map((f) => basename(f)));
-        watchers.push(
-          watch(dir, (_event, name) => {
-            if (name && !names.has(name.toString())) return;
-            // editors write files in several steps: wait for them to settle (Vector: 1 s)
-            clearTimeout(reloadTimer);
-            reloadTimer = setTimeout(() => void reload(), 1000);
-          }),
-        );
+    // one turn of the event loop first, with the signal handlers in place: a listener that cannot
+    // bind (EADDRINUSE) reports it in that turn, and the run ends without claiming it started
+    setImmediate(() => {
+      if (finishing) return;
+      // the handlers are in place: a signal sent on seeing this line finds them (else SIGHUP would end the process)
+      log.info('weir started.', { components: topology.components.size, files: files.join(',') });
+      if (opts.watchConfig) {
+        // watch folders, not files: editors replace a file, which ends a watch on the file itself
+        for (const dir of new Set(files.map((f) => dirname(f)))) {
+          const names = new Set(files.filter((f) => dirname(f) === dir).map((f) => basename(f)));
+          watchers.push(
+            watch(dir, (_event, name) => {
+              if (name && !names.has(name.toString())) return;
+              // editors write files in several steps: wait for them to settle (Vector: 1 s)
+              clearTimeout(reloadTimer);
+              reloadTimer = setTimeout(() => void reload(), 1000);
+            }),
+          );
+        }
       }
-    }
-    void topology.whenFinished().then(() => {
-      const failed = topology.failures.filter((f) => f.kind === 'source');
-      void finish(failed.length ? `all sources finished; ${failed.map(describeFailure).join('; ')}` : 'all sources finished');
+      void topology.whenFinished().then(() => {
+        const failed = topology.failures.filter((f) => f.kind === 'source');
+        void finish(failed.length ? `all sources finished; ${failed.map(describeFailure).join('; ')}` : 'all sources finished');
+      });
     });
   });
 }

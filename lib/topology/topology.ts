@@ -204,9 +204,6 @@ export class Topology {
     if (!graph) throw new ConfigError(problems);
     for (const w of graph.warnings) this.log.warn(w);
     await this.apply(config, graph);
-    // one turn of the event loop: a listener that cannot bind (EADDRINUSE) reports it in that
-    // turn, so start() resolves with the failure already in `failures`
-    await new Promise<void>((r) => setImmediate(r));
     this.utilizationTimer = setInterval(() => this.updateUtilization(), 5000);
     this.utilizationTimer.unref();
   }
