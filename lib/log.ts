@@ -85,6 +85,15 @@ export class LogRoot {
     this.out.write(line + '\n');
   }
 
+  /**
+   * Ends the rate-limit window of one message (a state it reports changed, e.g. a reload
+   * succeeded): the next record prints at once, with the count of repeats folded so far.
+   */
+  endRepeats(level: Level, msg: string, componentId = ''): void {
+    const w = this.windows.get(`${level}|${componentId}|${msg}`);
+    if (w) w.until = 0;
+  }
+
   logger(fields: Record<string, unknown> = {}): Logger {
     const root = this;
     const mk = (lvl: Level) => (msg: string, f?: Record<string, unknown>) => root.emit(lvl, msg, f ? { ...fields, ...f } : fields);

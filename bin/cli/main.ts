@@ -88,6 +88,7 @@ function runOptions(cmd: Command): Command {
       return n;
     }))
     .option('--no-graceful-shutdown-limit', 'wait for the drain however long it takes')
+    .option('--exit-nonzero-on-loss', 'exit with status 2 when the final account counts lost events (env WEIR_EXIT_NONZERO_ON_LOSS=true)', process.env.WEIR_EXIT_NONZERO_ON_LOSS === 'true')
     .addOption(
       new Option('-t, --threads <count>', 'threads for decoding, transforms and encoding of eligible pipelines (docs/threads.md); 1 = all on the main thread')
         .default(availableParallelism(), 'the number of cores')
@@ -109,6 +110,7 @@ interface RunFlags extends ConfigFlags {
   watchConfig: boolean;
   gracefulShutdownLimitSecs: number;
   gracefulShutdownLimit: boolean;
+  exitNonzeroOnLoss: boolean;
   threads: number;
   color: 'auto' | 'always' | 'never';
   logFormat: 'text' | 'json';
@@ -129,6 +131,7 @@ async function run(flags: RunFlags, extraPaths: readonly string[] = []): Promise
       gracefulShutdownLimitSecs: flags.gracefulShutdownLimit ? flags.gracefulShutdownLimitSecs : undefined,
       threads: flags.threads,
       workerEntry: pipelineWorkerEntry,
+      exitNonzeroOnLoss: flags.exitNonzeroOnLoss,
     },
     logRoot,
   );
@@ -178,9 +181,12 @@ export async function main(argv: string[]): Promise<number> {
     .option('--no-environment', 'skip the component build checks and health checks that need the environment')
     .option('--skip-healthchecks', 'skip sink health checks')
     .option('-d, --deny-warnings', 'fail on warnings (such as outputs without consumers)')
-    .action(async (paths: string[], flags: ConfigFlags & { environment: boolean; skipHealthchecks?: boolean; denyWarnings?: boolean }) => {
+    .addOption(new Option('-v, --verbose', 'also log what the checks do on stderr (repeat for more)').argParser(count).default(0))
+    .action(async (paths: string[], flags: ConfigFlags & { environment: boolean; skipHealthchecks?: boolean; denyWarnings?: boolean; verbose: number }) => {
       const { files, problems } = locate(locations(withRootFlags(flags, program.opts<ConfigFlags>()), paths));
-      code = await validateCommand({ files, problems, environment: flags.environment, skipHealthchecks: !!flags.skipHealthchecks, denyWarnings: !!flags.denyWarnings });
+      // quiet by default, as the check marks say it all; -v logs the checks at info, -vv at debug
+      const log = flags.verbose > 0 ? new LogRoot(levelFrom(process.env.WEIR_LOG, flags.verbose - 1, 0)) : undefined;
+      code = await validateCommand({ files, problems, environment: flags.environment, skipHealthchecks: !!flags.skipHealthchecks, denyWarnings: !!flags.denyWarnings, log });
     });
 
   program

@@ -8,12 +8,12 @@ import type { Config } from '../../lib/config/load.js';
 import type { ConfigSource } from '../../lib/config/paths.js';
 import { ConfigError, type ConfigProblem, formatProblem } from '../../lib/errors.js';
 import type { LogRoot, Logger } from '../../lib/log.js';
+import { type RunEnd, finalAccount, formatAccount } from '../../lib/telemetry/account.js';
 import { runHealthchecks } from '../../lib/topology/healthcheck.js';
-import { Topology } from '../../lib/topology/topology.js';
+import { type ComponentFailure, Topology } from '../../lib/topology/topology.js';
 import { packageVersion } from './version.js';
 import { sizeYoungGeneration } from '../startup/young-generation.js';
-import { EXIT_CONFIG } from './exit.js';
-import { componentTotals, formatSummary } from './summary.js';
+import { EXIT_CONFIG, EXIT_FAILURE, EXIT_LOSS, exitForSignal } from './exit.js';
 import { checkConfigFiles } from './validate.js';
 
 export { EXIT_CONFIG } from './exit.js';
@@ -28,7 +28,15 @@ export interface RunOptions {
   /** Pipeline threads (docs/threads.md) and the worker module they run. */
   threads: number;
   workerEntry: URL;
+  /** Exit with EXIT_LOSS when the final account counts lost events. */
+  exitNonzeroOnLoss: boolean;
 }
+
+/** The two ways a reload fails: an invalid configuration, or a component that could not be built or started. */
+const RELOAD_FAILED = ['Reload failed: invalid configuration; keeping the running one.', 'Reload failed; keeping the running configuration.'] as const;
+
+/** How the log names a failed component: `source "in" (socket): listen EADDRINUSE …`. */
+const describeFailure = (f: ComponentFailure) => `${f.kind} "${f.id}" (${f.type}) failed${f.atStart ? ' to start' : ''}: ${f.error}`;
 
 /** Config problems: indented lines under the log line, or one log record each with `--log-format json`. */
 function reportProblems(logRoot: LogRoot, log: Logger, problems: readonly ConfigProblem[]): void {
@@ -72,8 +80,8 @@ export async function runCommand(opts: RunOptions, logRoot: LogRoot): Promise<nu
   if (requireHealthy) {
     const failed = await runHealthchecks(config, topology.registry, logRoot);
     if (failed.length) {
-      log.error('Health checks failed and --require-healthy is set; exiting.', { sinks: failed.join(',') });
-      return 1;
+      log.error('Health checks failed and --require-healthy is set; exiting.', { sinks: failed.map((f) => f.id).join(',') });
+      return EXIT_FAILURE;
     }
   }
   const startedAt = Date.now();
@@ -95,7 +103,7 @@ export async function runCommand(opts: RunOptions, logRoot: LogRoot): Promise<nu
       return EXIT_CONFIG;
     }
     log.error('Failed to start.', { error: (err as Error).message });
-    return 1;
+    return EXIT_FAILURE;
   }
   api?.markRunning();
   sizeYoungGeneration(topology.threadedSegments);
@@ -105,23 +113,51 @@ export async function runCommand(opts: RunOptions, logRoot: LogRoot): Promise<nu
     let finishing = false;
     const watchers: FSWatcher[] = [];
     let reloadTimer: NodeJS.Timeout | undefined;
-    const finish = async (reason: string) => {
+    /** Set by a second SIGINT/SIGTERM during the drain. */
+    let forcedBy: 'SIGINT' | 'SIGTERM' | undefined;
+    let forceDrainEnd!: () => void;
+    const forced = new Promise<void>((r) => (forceDrainEnd = r));
+    const finish = async (reason: string, failure?: ComponentFailure) => {
       if (finishing) return;
       finishing = true;
+      failures.unsubscribe();
       for (const w of watchers) w.close();
-      log.info(`Shutting down (${reason}).`);
+      if (failure) log.error(`Shutting down (${reason}).`);
+      else log.info(`Shutting down (${reason}).`);
       api?.beginShutdown();
       const limit = opts.gracefulShutdownLimitSecs;
-      const drained = await topology.stop(limit === undefined ? undefined : limit * 1000);
+      const drained = await topology.stop({ deadlineMs: limit === undefined ? undefined : limit * 1000, force: forced });
       await api?.close();
-      if (!drained) log.error(`Graceful shutdown did not finish within ${limit} s; exiting anyway.`);
-      const totals = componentTotals(topology.registry, topology.components);
-      log.info(formatSummary(totals));
-      // accepted events that were neither sent nor deliberately discarded: the exit code says so
-      const lost = totals.reduce((n, r) => n + r.lost, 0);
-      if (lost > 0) log.error(`${lost} accepted events were lost; exiting with status 1.`);
-      resolve(drained && lost === 0 ? 0 : 1);
+      const end: RunEnd = forcedBy ? 'forced' : drained ? 'finished' : 'drain_limit';
+      if (end === 'drain_limit') log.error(`Graceful shutdown did not finish within ${limit} s; exiting anyway.`);
+      const account = finalAccount(topology.registry, topology.components, end);
+      let code = 0;
+      if (forcedBy) code = exitForSignal(forcedBy);
+      else if (failure || end === 'drain_limit') code = EXIT_FAILURE;
+      else if (opts.exitNonzeroOnLoss && account.lost > 0) {
+        code = EXIT_LOSS;
+        log.error(`${account.lost} events lost and --exit-nonzero-on-loss is set; exiting with status ${EXIT_LOSS}.`);
+      }
+      // the account is the last record of every run: operators and scripts read it there
+      log.info(formatAccount(account));
+      resolve(code);
     };
+    const onSignal = (signal: 'SIGINT' | 'SIGTERM') => {
+      if (!finishing) return void finish(signal);
+      // a third signal: even cutting the drain short hangs (a store that does not close); leave now
+      if (forcedBy) process.exit(exitForSignal(signal));
+      forcedBy = signal;
+      log.warn(`${signal} received during the drain: shutting down now without waiting for it.`);
+      forceDrainEnd();
+    };
+    // a component of the first start that never started ends the run: weir does not run with part
+    // of its pipeline missing. One a reload added or rebuilt fails alone (its log says so): the
+    // rest of the pipeline was running and delivering before that reload.
+    const firstStart = new Set(topology.components.keys());
+    let reloading = 0;
+    const failures = topology.failures$.subscribe((f) => {
+      if (f.atStart && reloading === 0 && firstStart.has(f.id)) void finish(describeFailure(f), f);
+    });
     const reload = async () => {
       if (finishing) return;
       log.info('Reloading configuration.');
@@ -130,7 +166,9 @@ export async function runCommand(opts: RunOptions, logRoot: LogRoot): Promise<nu
         if (!next.config) throw new ConfigError(next.problems);
         files = next.files.map((f) => f.path);
         const prevApi = topology.currentConfig?.globals.api;
-        const diff = await topology.reload(next.config);
+        reloading++;
+        const diff = await topology.reload(next.config).finally(() => reloading--);
+        for (const id of [...diff.added, ...diff.changed]) firstStart.delete(id);
         sizeYoungGeneration(topology.threadedSegments);
         const nextApi = next.config.globals.api;
         if (JSON.stringify(prevApi) !== JSON.stringify(nextApi)) {
@@ -143,33 +181,45 @@ export async function runCommand(opts: RunOptions, logRoot: LogRoot): Promise<nu
             log.error('Management API failed to restart with the new options.', { error: (err as Error).message });
           }
         }
+        // the first failure after a success is news: the rate limit must not fold it into older ones
+        for (const msg of RELOAD_FAILED) logRoot.endRepeats('error', msg);
         log.info('Configuration reloaded.', { added: diff.added.join(',') || '-', changed: diff.changed.join(',') || '-', removed: diff.removed.join(',') || '-' });
       } catch (err) {
         if (err instanceof ConfigError) {
-          log.error('Reload failed: invalid configuration; keeping the running one.');
+          log.error(RELOAD_FAILED[0]);
           reportProblems(logRoot, log, err.problems);
-        } else log.error('Reload failed; keeping the running configuration.', { error: (err as Error).message });
+        } else log.error(RELOAD_FAILED[1], { error: (err as Error).message });
       }
     };
-    process.once('SIGINT', () => void finish('SIGINT'));
-    process.once('SIGTERM', () => void finish('SIGTERM'));
+    process.on('SIGINT', () => onSignal('SIGINT'));
+    process.on('SIGTERM', () => onSignal('SIGTERM'));
     process.on('SIGHUP', () => void reload());
-    // only now: a signal sent on seeing this line finds its handler (before it, SIGHUP would end the process)
-    log.info('weir started.', { components: topology.components.size, files: files.join(',') });
-    if (opts.watchConfig) {
-      // watch folders, not files: editors replace a file, which ends a watch on the file itself
-      for (const dir of new Set(files.map((f) => dirname(f)))) {
-        const names = new Set(files.filter((f) => dirname(f) === dir).map((f) => basename(f)));
-        watchers.push(
-          watch(dir, (_event, name) => {
-            if (name && !names.has(name.toString())) return;
-            // editors write files in several steps: wait for them to settle (Vector: 1 s)
-            clearTimeout(reloadTimer);
-            reloadTimer = setTimeout(() => void reload(), 1000);
-          }),
-        );
+    const failedAtStart = topology.failures.find((f) => f.atStart);
+    if (failedAtStart) return void finish(describeFailure(failedAtStart), failedAtStart);
+    // one turn of the event loop first, with the signal handlers in place: a listener that cannot
+    // bind (EADDRINUSE) reports it in that turn, and the run ends without claiming it started
+    setImmediate(() => {
+      if (finishing) return;
+      // the handlers are in place: a signal sent on seeing this line finds them (else SIGHUP would end the process)
+      log.info('weir started.', { components: topology.components.size, files: files.join(',') });
+      if (opts.watchConfig) {
+        // watch folders, not files: editors replace a file, which ends a watch on the file itself
+        for (const dir of new Set(files.map((f) => dirname(f)))) {
+          const names = new Set(files.filter((f) => dirname(f) === dir).map((f) => basename(f)));
+          watchers.push(
+            watch(dir, (_event, name) => {
+              if (name && !names.has(name.toString())) return;
+              // editors write files in several steps: wait for them to settle (Vector: 1 s)
+              clearTimeout(reloadTimer);
+              reloadTimer = setTimeout(() => void reload(), 1000);
+            }),
+          );
+        }
       }
-    }
-    void topology.whenFinished().then(() => finish('all sources finished'));
+      void topology.whenFinished().then(() => {
+        const failed = topology.failures.filter((f) => f.kind === 'source');
+        void finish(failed.length ? `all sources finished; ${failed.map(describeFailure).join('; ')}` : 'all sources finished');
+      });
+    });
   });
 }

@@ -4,7 +4,8 @@ import { type BuiltConfig, buildConfig, readConfigFiles } from '../../lib/config
 import type { ConfigSource } from '../../lib/config/paths.js';
 import { type ConfigProblem, formatProblem } from '../../lib/errors.js';
 import { LogRoot } from '../../lib/log.js';
-import { checkConfig } from '../../lib/topology/check.js';
+import { checkConfig, graphStub } from '../../lib/topology/check.js';
+import type { ComponentKind } from '../../lib/component.js';
 import type { Graph } from '../../lib/topology/graph.js';
 import { runHealthchecks } from '../../lib/topology/healthcheck.js';
 import { MetricsRegistry } from '../../lib/telemetry/registry.js';
@@ -18,6 +19,8 @@ export interface ValidateOptions {
   denyWarnings: boolean;
   /** Problems found while resolving the config locations (a pattern matching nothing). */
   problems?: readonly ConfigProblem[];
+  /** Where the health checks log (`-v`); default: nowhere. */
+  log?: LogRoot | undefined;
 }
 
 /** Every problem of a configuration in one pass: loading, then the graph and build checks of what loaded. */
@@ -44,8 +47,10 @@ export function checkConfigFiles(files: readonly (string | ConfigSource)[], env:
   loadProblems.push(...built.problems);
   const config = built.config ?? built.partial?.config;
   if (!config) return { built, loadProblems, checkProblems: [] };
-  const checked = checkConfig(config);
-  const failed = built.partial?.failed ?? new Map();
+  const stubs = built.partial?.stubs ?? new Map();
+  const checked = checkConfig(config, stubs);
+  // a failed component whose outputs are known took part in the graph check: inputs naming it stand
+  const failed = new Map([...(built.partial?.failed ?? new Map<string, ComponentKind>())].filter(([id]) => !(stubs.has(id) && graphStub(stubs.get(id)!))));
   // a file that could not be read or parsed leaves the graph incomplete: only build problems stand
   const isGraphUnknown = loadProblems.some((p) => p.code === 'WEIR_ERR_CONFIG_SYNTAX' || p.code === 'WEIR_ERR_CONFIG_FILE');
   const checkProblems = checked.problems.filter((p) => !(isGraphUnknown && GRAPH_CODES.has(p.code)) && !hiddenByFailed(p, config, failed));
@@ -94,10 +99,11 @@ export async function validateCommand(opts: ValidateOptions, out: NodeJS.Writabl
   if (config.tests.length > 0)
     out.write(`~ ${config.tests.length} unit test(s) in the config were not run; run them with weir test\n`);
   if (opts.environment && !opts.skipHealthchecks && config.globals.healthchecks.enabled) {
-    const failed = await runHealthchecks(config, new MetricsRegistry(), new LogRoot('error', { write() {} }));
+    const failed = await runHealthchecks(config, new MetricsRegistry(), opts.log ?? new LogRoot('error', { write() {} }));
     for (const c of config.components.values()) {
       if (c.kind !== 'sink') continue;
-      if (failed.includes(c.id)) out.write(`x Health check "${c.id}"\n`);
+      const f = failed.find((x) => x.id === c.id);
+      if (f) out.write(`x Health check "${c.id}": ${f.error}\n`);
       else ok(`Health check "${c.id}"`);
     }
     if (failed.length) return EXIT_CONFIG;

@@ -169,7 +169,15 @@ export interface BuiltConfig {
    * problems are set aside, so the graph and build checks can report their problems in the same run;
    * `failed` holds the ids (and kinds) of the components that could not be validated at all.
    */
-  readonly partial?: { readonly config: Config; readonly failed: ReadonlyMap<string, ComponentKind> };
+  readonly partial?: {
+    readonly config: Config;
+    readonly failed: ReadonlyMap<string, ComponentKind>;
+    /**
+     * The failed components whose type is known, with their options as written: enough for the
+     * graph check to report their inputs and list their outputs, never to build them.
+     */
+    readonly stubs: ReadonlyMap<string, ComponentConfig>;
+  };
 }
 
 /** Merges files and validates every component against its definition's schema. */
@@ -236,6 +244,7 @@ export function buildConfig(files: readonly RawConfigFile[], catalog: Catalog): 
   const components = new Map<string, ComponentConfig>();
   const partial = new Map<string, ComponentConfig>();
   const failed = new Map<string, ComponentKind>();
+  const stubs = new Map<string, ComponentConfig>();
   for (const [id, { kind, raw, file }] of raws) {
     failed.set(id, kind); // until it validates
     const where = `${SECTION[kind]}.${id}`;
@@ -285,7 +294,10 @@ export function buildConfig(files: readonly RawConfigFile[], catalog: Catalog): 
       problems.push({ code, file, component: where, path: m.path || undefined, message: m.message });
     }
     const options = r.output ?? r.partial;
-    if (options === undefined) continue;
+    if (options === undefined) {
+      stubs.set(id, { id, kind, def, options: input, raw, file } as ComponentConfig);
+      continue;
+    }
     failed.delete(id);
     // the schema's output is the def's options
     (r.output !== undefined ? components : partial).set(id, { id, kind, def, options, raw, file } as ComponentConfig);
@@ -294,7 +306,7 @@ export function buildConfig(files: readonly RawConfigFile[], catalog: Catalog): 
   const fileNames = files.map((f) => f.file ?? '<inline>');
   if (problems.length > 0 || !globals) {
     for (const [id, c] of components) partial.set(id, c);
-    return { problems, partial: { config: { globals: globals ?? defaultGlobals(), components: partial, files: fileNames, tests }, failed } };
+    return { problems, partial: { config: { globals: globals ?? defaultGlobals(), components: partial, files: fileNames, tests }, failed, stubs } };
   }
   return { config: { globals, components, files: fileNames, tests }, problems };
 }

@@ -5,6 +5,7 @@
 import type { DataType, OutputDecl } from '../component.js';
 import type { ConfigProblem } from '../errors.js';
 import { type ComponentConfig, type Config, SECTION } from '../config/load.js';
+import { suggest } from '../config/suggest.js';
 
 /** An output of a source or transform: `id` for the default output, `id.name` for named ones. */
 export interface OutputRef {
@@ -96,10 +97,12 @@ export function buildGraph(config: Config): { graph?: Graph; problems: ConfigPro
         if (!o) {
           const target = config.components.get(input.split('.')[0]!);
           let why: string;
+          const meant = suggest(input, outputs.keys());
+          const hint = meant ? ` (did you mean "${meant}"?)` : '';
           if (target?.kind === 'sink') why = `"${input}" is a sink; inputs must name sources or transforms`;
-          else if (target && input.includes('.')) why = `component "${target.id}" has no output named "${input.slice(target.id.length + 1)}"; its outputs: ${outputsOf(target).map((x) => x.id).join(', ')}`;
+          else if (target && input.includes('.')) why = `component "${target.id}" has no output named "${input.slice(target.id.length + 1)}"${hint}; its outputs: ${outputsOf(target).map((x) => x.id).join(', ')}`;
           else if (target) why = `component "${input}" has only named outputs: ${outputsOf(target).map((x) => x.id).join(', ')}`;
-          else why = `"${input}" doesn't match any component; known outputs: ${[...outputs.keys()].join(', ') || 'none'}`;
+          else why = `"${input}" doesn't match any component${hint}; known outputs: ${[...outputs.keys()].join(', ') || 'none'}`;
           problems.push({ ...loc, message: why });
           return;
         }

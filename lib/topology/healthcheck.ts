@@ -4,10 +4,16 @@ import type { Config } from '../config/load.js';
 import type { LogRoot } from '../log.js';
 import type { MetricsRegistry } from '../telemetry/registry.js';
 
-/** Resolves with the ids of the sinks whose check failed. */
-export async function runHealthchecks(config: Config, registry: MetricsRegistry, logRoot: LogRoot): Promise<string[]> {
+/** A sink whose health check failed, and the reason it gave. */
+export interface HealthcheckFailure {
+  readonly id: string;
+  readonly error: string;
+}
+
+/** Resolves with the sinks whose check failed, in the order their checks failed. */
+export async function runHealthchecks(config: Config, registry: MetricsRegistry, logRoot: LogRoot): Promise<HealthcheckFailure[]> {
   if (!config.globals.healthchecks.enabled) return [];
-  const failed: string[] = [];
+  const failed: HealthcheckFailure[] = [];
   await Promise.all(
     [...config.components.values()].map(async (c) => {
       if (c.kind !== 'sink' || !c.def.healthcheck || !c.options.healthcheck.enabled) return;
@@ -16,8 +22,9 @@ export async function runHealthchecks(config: Config, registry: MetricsRegistry,
         await c.def.healthcheck(c.options, ctx);
         ctx.log.info('Healthcheck passed.');
       } catch (err) {
-        failed.push(c.id);
-        ctx.log.error('Healthcheck failed.', { error: (err as Error).message });
+        const error = err instanceof Error ? err.message : String(err);
+        failed.push({ id: c.id, error });
+        ctx.log.error('Healthcheck failed.', { error });
       }
     }),
   );

@@ -18,7 +18,7 @@ import { type Counter, MetricsRegistry } from '../telemetry/registry.js';
 import { DrainControl, drainBuffer } from './drain.js';
 import { Fanout, type Port, type TapObserver } from './fanout.js';
 import { type Graph, buildGraph, downstreamSinks } from './graph.js';
-import { runHealthchecks } from './healthcheck.js';
+import { type HealthcheckFailure, runHealthchecks } from './healthcheck.js';
 import { type SegmentPlan, planSegments, workerOptions } from '../threads/plan.js';
 import { WorkerPool } from '../threads/pool.js';
 import { ThreadedSegment } from '../threads/segment.js';
@@ -52,6 +52,8 @@ interface Running<K extends ComponentKind> {
 
 interface SourceNode extends Running<'source'> {
   readonly gate: AllGate;
+  /** Set at its first batch: a source that fails before it never started. */
+  hasEmitted: boolean;
   readonly stop$: Subject<void>;
   sub?: Subscription;
   done: Promise<void>;
@@ -80,9 +82,34 @@ interface SinkNode extends Running<'sink'> {
   readonly acks: boolean;
   sub?: Subscription;
   done: Promise<void>;
+  /** Set once `done` resolved. */
+  isDone: boolean;
+  /** Set at its first delivery: a sink that fails before it never started. */
+  hasDelivered: boolean;
 }
 
 type Node = SourceNode | TransformNode | SinkNode;
+
+/** A source or sink whose subscription ended with an error. */
+export interface ComponentFailure {
+  readonly id: string;
+  readonly kind: 'source' | 'sink';
+  readonly type: string;
+  readonly error: string;
+  /** It failed before its first batch (source) or delivery (sink): it never started. */
+  readonly atStart: boolean;
+}
+
+/** How long a shutdown drains before the log says what it is waiting for (ms). */
+export const DRAIN_NOTICE_MS = 5000;
+
+/** Options of {@link Topology.stop}. */
+export interface StopOptions {
+  /** Deadline of the drain in ms; undefined = wait for it however long it takes. */
+  readonly deadlineMs?: number | undefined;
+  /** Settles when the drain must end at once (a second SIGINT): stop() then resolves false. */
+  readonly force?: Promise<unknown>;
+}
 
 /** What a new configuration adds, changes and removes, by component id. */
 interface Changes {
@@ -118,6 +145,10 @@ export class Topology {
   private plans = new Map<string, SegmentPlan>();
   private pool: WorkerPool | undefined;
   private segmentIds = 0;
+  private readonly failed = new Subject<ComponentFailure>();
+  /** Every source or sink failure, as it happens. */
+  readonly failures$ = this.failed.asObservable();
+  private readonly failureList: ComponentFailure[] = [];
 
   constructor(private readonly opts: TopologyOptions) {
     this.registry = opts.registry ?? new MetricsRegistry();
@@ -138,10 +169,15 @@ export class Topology {
   tapOutput(outputId: string, observer: TapObserver): (() => void) | undefined {
     return this.fanouts.get(outputId)?.addTap(observer);
   }
-  get components(): ReadonlyMap<string, { kind: ComponentKind; type: string; merges: boolean }> {
-    const m = new Map<string, { kind: ComponentKind; type: string; merges: boolean }>();
-    for (const [id, n] of this.nodes) m.set(id, { kind: n.kind, type: n.cfg.def.type, merges: n.kind === 'transform' && !!n.cfg.def.merges });
+  get components(): ReadonlyMap<string, { kind: ComponentKind; type: string; merges: boolean; buffer?: string }> {
+    const m = new Map<string, { kind: ComponentKind; type: string; merges: boolean; buffer?: string }>();
+    for (const [id, n] of this.nodes)
+      m.set(id, { kind: n.kind, type: n.cfg.def.type, merges: n.kind === 'transform' && !!n.cfg.def.merges, ...(n.kind === 'sink' ? { buffer: n.cfg.options.buffer.type } : {}) });
     return m;
+  }
+  /** The sources and sinks that failed so far, in order. */
+  get failures(): readonly ComponentFailure[] {
+    return this.failureList;
   }
   /** Events held in a sink's buffer (tests, API). */
   bufferedEvents(sinkId: string): number {
@@ -249,7 +285,7 @@ export class Topology {
       const cfg = graph.nodes.get(id)!.config;
       const ctx = componentContext({ id, kind: cfg.kind, type: cfg.def.type, registry: this.registry, log: this.opts.log, globals: config.globals, scheduler: this.scheduler });
       try {
-        if (cfg.kind === 'source') built.nodes.set(id, { kind: 'source', cfg, ctx, gate: new AllGate(), stop$: new Subject<void>(), done: Promise.resolve() });
+        if (cfg.kind === 'source') built.nodes.set(id, { kind: 'source', cfg, ctx, gate: new AllGate(), hasEmitted: false, stop$: new Subject<void>(), done: Promise.resolve() });
         else if (cfg.kind === 'transform') {
           const op = cfg.def.build(cfg.options, ctx);
           const input$ = new Subject<EventBatch>();
@@ -282,7 +318,7 @@ export class Topology {
       buffer = prev.buffer;
       built.reusedBuffers.add(ctx.id);
     } else buffer = await this.buffers(bufCfg, ctx);
-    return { kind: 'sink', cfg, ctx, op, port: this.sinkPort(acks, buffer), buffer, drain: new DrainControl(), demand, acks, done: Promise.resolve() };
+    return { kind: 'sink', cfg, ctx, op, port: this.sinkPort(acks, buffer), buffer, drain: new DrainControl(), demand, acks, done: Promise.resolve(), isDone: false, hasDelivered: false };
   }
 
   /**
@@ -428,6 +464,7 @@ export class Topology {
       const built = def.build(n.cfg.options, ctx);
       n.sub = (def.drainsOnShutdown ? built : built.pipe(takeUntil(n.stop$))).subscribe({
           next: (item) => {
+            n.hasEmitted = true;
             const events = Array.isArray(item) ? item : item.events;
             const bytes = freshBatchSize(events);
             received.add(events.length);
@@ -436,14 +473,14 @@ export class Topology {
             this.routeOutput(id, item, bytes);
           },
           error: (err: unknown) => {
-            log.error('source failed', { error: (err as Error).message });
             telemetry.counter('component_errors_total', { error_type: 'source_failed', stage: 'receiving' }).add();
+            this.fail(n, err, !n.hasEmitted);
             finish();
           },
           complete: finish,
         });
     } catch (err) {
-      log.error('source failed to start', { error: (err as Error).message });
+      this.fail(n, err, true);
       finish();
     }
   }
@@ -561,7 +598,9 @@ export class Topology {
       rejected: telemetry.counter('component_discarded_events_total', { intentional: 'false' }),
     };
     let resolve!: () => void;
-    n.done = new Promise((r) => (resolve = r));
+    n.done = new Promise<void>((r) => (resolve = r)).then(() => {
+      n.isDone = true;
+    });
     const begin = () => {
       n.sub = drainBuffer(n.buffer, n.demand, max, n.drain)
         .pipe(
@@ -574,6 +613,7 @@ export class Topology {
         )
         .subscribe({
           next: (d) => {
+            n.hasDelivered = true;
             if (d.status === 'delivered') {
               sent.add(d.events.length);
               sentEventBytes.add(freshBatchSize(d.events));
@@ -584,8 +624,8 @@ export class Topology {
             settleAll(d.events, d.status);
           },
           error: (err: unknown) => {
-            log.error('sink failed', { error: (err as Error).message });
             telemetry.counter('component_errors_total', { error_type: 'sink_failed', stage: 'sending' }).add();
+            this.fail(n, err, !n.hasDelivered);
             resolve();
           },
           complete: resolve,
@@ -593,6 +633,16 @@ export class Topology {
     };
     if (after) void after.then(begin);
     else begin();
+  }
+
+  /** Logs and records a source or sink failure; one that never produced anything failed to start. */
+  private fail(n: SourceNode | SinkNode, err: unknown, atStart: boolean): void {
+    const error = err instanceof Error ? err.message : String(err);
+    const kind = n.kind;
+    n.ctx.log.error(atStart ? `${kind === 'source' ? 'Source' : 'Sink'} failed to start.` : `${kind === 'source' ? 'Source' : 'Sink'} failed.`, { error });
+    const failure: ComponentFailure = { id: n.cfg.id, kind, type: n.cfg.def.type, error, atStart };
+    this.failureList.push(failure);
+    this.failed.next(failure);
   }
 
   private updateUtilization(): void {
@@ -604,16 +654,18 @@ export class Topology {
     }
   }
 
-  /** Runs every enabled sink health check; resolves with the ids that failed. */
-  healthchecks(): Promise<string[]> {
+  /** Runs every enabled sink health check; resolves with the sinks that failed and why. */
+  healthchecks(): Promise<HealthcheckFailure[]> {
     return this.config ? runHealthchecks(this.config, this.registry, this.opts.log) : Promise.resolve([]);
   }
 
   /**
    * Graceful stop: sources stop, transforms flush, sinks drain their buffers. Resolves true when
-   * everything drained within the deadline (undefined = wait forever).
+   * everything drained in time; false when the deadline passed or `force` settled first. A drain
+   * still running after DRAIN_NOTICE_MS is logged once, with what it waits for.
    */
-  async stop(deadlineMs?: number): Promise<boolean> {
+  async stop(opts: StopOptions | number = {}): Promise<boolean> {
+    const { deadlineMs, force } = typeof opts === 'number' ? { deadlineMs: opts, force: undefined } : opts;
     if (this.stopping) return true;
     this.stopping = true;
     clearInterval(this.utilizationTimer);
@@ -621,18 +673,39 @@ export class Topology {
       n.stop$.next();
       n.stop$.complete();
     }
-    const sinksDone = Promise.all([...this.nodes.values()].filter((n): n is SinkNode => n.kind === 'sink').map((n) => n.done)).then(() => true);
+    const sinks = [...this.nodes.values()].filter((n): n is SinkNode => n.kind === 'sink');
+    const sinksDone = Promise.all(sinks.map((n) => n.done)).then(() => true);
+    const notice = this.scheduler.schedule(() => this.drainNotice(sinks, deadlineMs), DRAIN_NOTICE_MS);
     let timer: NodeJS.Timeout | undefined;
-    const result = await (deadlineMs === undefined
-      ? sinksDone
-      : Promise.race([sinksDone, new Promise<boolean>((r) => (timer = setTimeout(() => r(false), deadlineMs)))]));
+    const ends: Promise<boolean>[] = [sinksDone];
+    if (deadlineMs !== undefined) ends.push(new Promise<boolean>((r) => (timer = setTimeout(() => r(false), deadlineMs))));
+    if (force) ends.push(force.then(() => false));
+    const result = await Promise.race(ends);
     clearTimeout(timer);
+    notice.unsubscribe();
     for (const n of this.nodes.values()) {
       n.sub?.unsubscribe();
       if (n.kind === 'sink') await n.buffer.dispose();
     }
     await this.pool?.close();
     return result;
+  }
+
+  /** Says what a long drain waits for: each sink not done, with its buffered and in-flight events, and the limit. */
+  private drainNotice(sinks: readonly SinkNode[], deadlineMs: number | undefined): void {
+    const waiting = sinks.filter((n) => !n.isDone).map((n) => {
+      const m = { component_id: n.cfg.id };
+      const inFlight = this.registry.sum('component_received_events_total', m) - this.registry.sum('component_sent_events_total', m) - this.registry.sum('component_discarded_events_total', m);
+      return { id: n.cfg.id, events: n.buffer.length + Math.max(0, inFlight) };
+    });
+    if (waiting.length === 0) return;
+    const events = waiting.reduce((t, w) => t + w.events, 0);
+    const limit = deadlineMs === undefined ? 'no limit' : `forced after ${deadlineMs / 1000} s`;
+    this.log.info(`Still draining after ${DRAIN_NOTICE_MS / 1000} s: waiting for ${waiting.length === 1 ? 'sink' : 'sinks'} ${waiting.map((w) => `"${w.id}" (${w.events} events)`).join(', ')}; ${limit}.`, {
+      sinks: waiting.map((w) => w.id).join(','),
+      events,
+      graceful_shutdown_limit_secs: deadlineMs === undefined ? 'none' : deadlineMs / 1000,
+    });
   }
 
   /**

@@ -1,6 +1,6 @@
 /** Components only tests use: sinks that collect or stall, a source fed by hand. */
 import * as v from 'valibot';
-import { NEVER, Observable, Subject, map } from 'rxjs';
+import { NEVER, Observable, Subject, map, throwError } from 'rxjs';
 import { defineSink, defineSource, type ComponentDef, type ComponentKind } from '../../lib/component.js';
 import type { Delivery, EventBatch } from '../../lib/event.js';
 import { sinkObject } from '../../lib/config/options/envelope.js';
@@ -60,7 +60,24 @@ export const neverSource = defineSource({
   build: () => NEVER,
 });
 
-const all = [...components, collectSink, stuckSink, feedSource, neverSource] as unknown as ComponentDef[];
+/** A destination that cannot be opened: the sink errors as soon as it is subscribed. */
+export const failingSink = defineSink({
+  type: 'test_failing',
+  summary: 'test: errors at start',
+  schema: sinkObject('test_failing', {}),
+  input: 'any',
+  build: () => () => throwError(() => new Error('cannot open the destination')),
+});
+
+/** A source whose listener cannot bind: errors on the next tick, as a taken port does. */
+export const failingSource = defineSource({
+  type: 'test_failing',
+  summary: 'test: errors at start',
+  schema: v.strictObject({ type: v.literal('test_failing') }),
+  build: () => new Observable<EventBatch>((s) => process.nextTick(() => s.error(new Error('listen EADDRINUSE: address already in use')))),
+});
+
+const all = [...components, collectSink, stuckSink, failingSink, feedSource, neverSource, failingSource] as unknown as ComponentDef[];
 /** The real catalog plus the test components. */
 export const testCatalog: Catalog = {
   find: (kind: ComponentKind, type: string) => all.find((c) => c.kind === kind && c.type === type),

@@ -65,13 +65,16 @@ function programLog(ctx: ComponentContext): (level: string, message: string) => 
   };
 }
 
-function remapEvents(ctx: ComponentContext): RemapEvents {
+function remapEvents(ctx: ComponentContext, rerouted: boolean): RemapEvents {
   const errors = ctx.telemetry.counter('component_errors_total', { error_type: 'conversion_failed', stage: 'processing' });
   const discarded = ctx.telemetry.counter('component_discarded_events_total', { intentional: 'false' });
+  // an `abort` the program asked for, dropped with drop_on_abort, is a drop by design (as Vector counts it)
+  const aborts = ctx.telemetry.counter('component_discarded_events_total', { intentional: 'true' });
   return {
     failed(error, aborted, dropped) {
       errors.add(1);
-      if (dropped) discarded.add(1);
+      // a rerouted event leaves by the `dropped` output: sent, not discarded
+      if (dropped && !rerouted) (aborted ? aborts : discarded).add(1);
       ctx.log.error(aborted ? 'Event aborted by remap program.' : 'Mapping failed with event.', { error, dropped });
     },
   };
@@ -98,7 +101,7 @@ export const remapTransform = defineTransform({
       dropOnAbort: config.drop_on_abort,
       rerouteDropped: config.reroute_dropped,
       componentId: ctx.id,
-      events: remapEvents(ctx),
+      events: remapEvents(ctx, config.reroute_dropped),
       metricTagValues: config.metric_tag_values,
     });
   },

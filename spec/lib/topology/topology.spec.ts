@@ -1,5 +1,6 @@
 import { expect } from 'chai';
-import { Topology } from '../../../lib/topology/topology.js';
+import { VirtualTimeScheduler } from 'rxjs';
+import { DRAIN_NOTICE_MS, Topology } from '../../../lib/topology/topology.js';
 import { configFromObject } from '../../../lib/config/load.js';
 import { LogRoot } from '../../../lib/log.js';
 import { BatchNotifier, type DeliveryStatus, type EventBatch, LogEvent, EventMetadata, attachNotifier } from '../../../lib/event.js';
@@ -167,5 +168,65 @@ describe('topology', () => {
     for (let i = 0; i < 100; i++) feeds.get('in')!.next([ev(String(i))]);
     expect(await topo.stop(5000)).to.equal(true);
     expect(count('out')).to.equal(100);
+  });
+
+  it('a source or sink that fails before its first batch or delivery failed to start', async () => {
+    const topo = new Topology({ log: quiet() });
+    const seen: string[] = [];
+    topo.failures$.subscribe((f) => seen.push(f.id));
+    await topo.start(
+      configFromObject(
+        { sources: { in: { type: 'test_failing' }, ok: { type: 'test_feed' } }, sinks: { out: { type: 'test_failing', inputs: ['in', 'ok'] } } },
+        testCatalog,
+      ),
+    );
+    await until(() => topo.failures.length === 2, 10_000, 'both failures');
+    expect(topo.failures.map((f) => [f.kind, f.id, f.atStart, f.error])).to.have.deep.members([
+      ['sink', 'out', true, 'cannot open the destination'],
+      ['source', 'in', true, 'listen EADDRINUSE: address already in use'],
+    ]);
+    expect(seen).to.have.members(['in', 'out']);
+    await topo.stop(1000);
+  });
+
+  it('a sink that failed after delivering did not fail to start', async () => {
+    const topo = new Topology({ log: quiet() });
+    await topo.start(configFromObject({ sources: { in: { type: 'test_feed' } }, transforms: {}, sinks: { out: { type: 'test_collect', inputs: ['in'] } } }, testCatalog));
+    feeds.get('in')!.error(new Error('peer went away'));
+    await topo.whenFinished();
+    expect(topo.failures.map((f) => [f.id, f.atStart])).to.deep.equal([['in', true]]);
+    await topo.stop(1000);
+    const later = new Topology({ log: quiet() });
+    feeds.clear();
+    await later.start(configFromObject({ sources: { in: { type: 'test_feed' } }, sinks: { out: { type: 'test_collect', inputs: ['in'] } } }, testCatalog));
+    feeds.get('in')!.next([ev('x')]);
+    await until(() => count('out') === 1);
+    feeds.get('in')!.error(new Error('peer went away'));
+    await later.whenFinished();
+    expect(later.failures.map((f) => [f.id, f.atStart])).to.deep.equal([['in', false]]);
+    await later.stop(1000);
+  });
+
+  it('a drain still running after DRAIN_NOTICE_MS says once which sinks it waits for, how many events, and the limit (virtual time)', async () => {
+    const lines: string[] = [];
+    const scheduler = new VirtualTimeScheduler();
+    const topo = new Topology({ log: new LogRoot('info', { write: (l) => lines.push(l) }), scheduler });
+    await topo.start(configFromObject({ sources: { in: { type: 'test_feed' } }, sinks: { hung: { type: 'test_stuck', inputs: ['in'] } } }, testCatalog));
+    feeds.get('in')!.next([ev('a'), ev('b')]);
+    feeds.get('in')!.next([ev('c')]);
+    await until(() => topo.bufferedEvents('hung') === 1, 10_000, 'the stuck sink to hold its first batch');
+    let forceNow!: () => void;
+    const force = new Promise<void>((r) => (forceNow = r));
+    const stopped = topo.stop({ deadlineMs: 60_000, force });
+    scheduler.maxFrames = DRAIN_NOTICE_MS - 1;
+    scheduler.flush();
+    expect(lines.join('')).not.to.include('Still draining');
+    scheduler.maxFrames = Infinity;
+    scheduler.flush();
+    const notice = lines.filter((l) => l.includes('Still draining'));
+    expect(notice).to.have.length(1);
+    expect(notice[0]).to.include('waiting for sink "hung" (3 events); forced after 60 s.').and.include('events=3');
+    forceNow();
+    expect(await stopped).to.equal(false);
   });
 });
