@@ -188,16 +188,23 @@ describe('connectors/sinks/http: wire format and options', () => {
   });
 
   it('request.rate_limit_num per rate_limit_duration_secs spaces request starts', async () => {
-    const times: number[] = [];
-    server.reply = () => (times.push(Date.now()), 200);
-    await runSink(
-      httpConfig(server.url, { batch: { max_events: 1 }, request: { concurrency: 10, rate_limit_num: 2, rate_limit_duration_secs: 1 } }),
-      of(...Array.from({ length: 3 }, (_, i) => makeEvents(1, i))),
-    );
-    // the third start waits for the next window; the first two share one (the spacing itself is
-    // pinned in virtual time by the rate limiter's marble tests, so no upper bound on a real clock)
-    expect(times).to.have.length(3);
-    expect(times[2]! - times[0]!).to.be.at.least(950);
+    server.reply = () => 200;
+    // the rate limiter's window runs on the context's scheduler: virtual time, advanced by hand
+    const clock = new VirtualTimeScheduler(VirtualAction, 0);
+    const ds: Delivery[] = [];
+    of(...Array.from({ length: 3 }, (_, i) => makeEvents(1, i)))
+      .pipe(buildHttpSink(httpConfig(server.url, { batch: { max_events: 1 }, request: { concurrency: 10, rate_limit_num: 2, rate_limit_duration_secs: 1 } }), testSinkContext('http', { scheduler: clock })))
+      .subscribe((d) => ds.push(d));
+    // the first two share the first window; the third waits for the next one
+    await until(() => server.requests.length === 2, 20_000, 'the first two requests');
+    clock.maxFrames = 999;
+    clock.flush();
+    await until(() => ds.length === 2, 20_000, 'the first two deliveries');
+    expect(server.requests).to.have.length(2);
+    clock.maxFrames = 1000;
+    await until(() => (clock.flush(), server.requests.length === 3), 20_000, 'the third request');
+    expect(clock.now()).to.equal(1000);
+    await until(() => ds.length === 3, 20_000, 'the third delivery');
   });
 
   it('adaptive concurrency publishes its gauges', async () => {
