@@ -11,7 +11,7 @@ import type { Gate, GateController } from './gate.js';
 import type { Logger } from './log.js';
 import type { ComponentTelemetry, MetricsRegistry } from './telemetry/registry.js';
 import type { GlobalOptions } from './config/global.js';
-import type { SinkEnvelope } from './config/shared.js';
+import type { SinkEnvelope } from './config/options/envelope.js';
 
 export type ComponentKind = 'source' | 'transform' | 'sink';
 /** What flows on an edge; checked when wiring (a metrics sink fed by a log-only source is an error). */
@@ -133,7 +133,7 @@ export interface TransformDef<S extends GenericSchema = GenericSchema> extends B
   build(config: InferOutput<S>, ctx: ComponentContext): OperatorFunction<EventBatch, EventBatch | RoutedBatch>;
 }
 
-/** A sink's schema: its output carries the envelope every sink has (`sinkObject` in lib/config/shared.ts). */
+/** A sink's schema: its output carries the envelope every sink has (`sinkObject` in lib/config/options/envelope.ts). */
 export type SinkSchema = GenericSchema<unknown, SinkEnvelope>;
 
 export interface SinkDef<S extends SinkSchema = SinkSchema> extends BaseDef<S> {

@@ -4,7 +4,7 @@
  */
 import type { EventBatch } from '../event.js';
 import type { Gate } from '../gate.js';
-import type { ComponentTelemetry, Counter, Gauge } from '../telemetry/registry.js';
+import type { ComponentTelemetry, Counter, Gauge, MetricTags } from '../telemetry/registry.js';
 
 export type WhenFull = 'block' | 'drop_newest';
 
@@ -31,7 +31,7 @@ export interface EdgeBuffer {
   dispose(): Promise<void>;
 }
 
-/** Vector's `buffer_*` metrics, bound once per sink. */
+/** Vector's `buffer_*` metrics, bound once per buffer stage (`tags` carries its `stage` index). */
 export class BufferMetrics {
   readonly events: Gauge;
   readonly bytes: Gauge;
@@ -40,13 +40,13 @@ export class BufferMetrics {
   readonly sentEvents: Counter;
   readonly sentBytes: Counter;
   readonly discarded: Counter;
-  constructor(t: ComponentTelemetry) {
-    this.events = t.gauge('buffer_events');
-    this.bytes = t.gauge('buffer_byte_size');
-    this.receivedEvents = t.counter('buffer_received_events_total');
-    this.receivedBytes = t.counter('buffer_received_event_bytes_total');
-    this.sentEvents = t.counter('buffer_sent_events_total');
-    this.sentBytes = t.counter('buffer_sent_event_bytes_total');
-    this.discarded = t.counter('buffer_discarded_events_total');
+  constructor(t: ComponentTelemetry, tags?: MetricTags) {
+    this.events = t.gauge('buffer_events', tags);
+    this.bytes = t.gauge('buffer_byte_size', tags);
+    this.receivedEvents = t.counter('buffer_received_events_total', tags);
+    this.receivedBytes = t.counter('buffer_received_event_bytes_total', tags);
+    this.sentEvents = t.counter('buffer_sent_events_total', tags);
+    this.sentBytes = t.counter('buffer_sent_event_bytes_total', tags);
+    this.discarded = t.counter('buffer_discarded_events_total', tags);
   }
 }

@@ -31,8 +31,8 @@ function isWorkerTransform(c: ComponentConfig): boolean {
 }
 
 function isWorkerSink(c: ComponentConfig): boolean {
-  // a disk buffer would have to store encoded records, stale after a change of the encoding
-  return c.kind === 'sink' && c.options.buffer?.type === 'memory' && c.def.workerEncoding?.(c.options) !== undefined;
+  // a disk buffer (alone or as the overflow of a chain) would have to store encoded records, stale after a change of the encoding
+  return c.kind === 'sink' && c.options.buffer?.type === 'memory' && !c.options.buffer.overflow && c.def.workerEncoding?.(c.options) !== undefined;
 }
 
 /** The segments of a graph, by source id. */

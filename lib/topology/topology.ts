@@ -9,7 +9,7 @@ import { componentContext, sinkContext, sourceContext } from '../component-conte
 import { type Delivery, type EventBatch, type RoutedBatch, freshBatchSize, knownBatchSize, settleAll } from '../event.js';
 import { AllGate, GateController } from '../gate.js';
 import type { EdgeBuffer } from '../buffer/buffer.js';
-import { type BufferContext, createBuffer } from '../buffer/index.js';
+import { type BufferContext, bufferStages, createBuffer } from '../buffer/index.js';
 import type { BufferConfig } from '../config/options/buffer.js';
 import type { ComponentConfig, Config } from '../config/load.js';
 import { ConfigError } from '../errors.js';
@@ -126,6 +126,12 @@ interface Built {
 }
 
 const sameJSON = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b);
+
+/** Both buffers have a disk stage of one format: they would open the same store. */
+function sharesDiskStore(a: BufferConfig, b: BufferConfig): boolean {
+  const disks = new Set<string>(bufferStages(a).map((s) => s.type).filter((t) => t !== 'memory'));
+  return bufferStages(b).some((s) => disks.has(s.type));
+}
 
 export class Topology {
   readonly registry: MetricsRegistry;
@@ -312,7 +318,7 @@ export class Topology {
     if (prev && sameJSON(prevBuf, bufCfg)) {
       buffer = prev.buffer;
       built.reusedBuffers.add(ctx.id);
-    } else if (prev && prevBuf!.type !== 'memory' && prevBuf!.type === bufCfg.type) {
+    } else if (prev && sharesDiskStore(prevBuf!, bufCfg)) {
       // one store per sink directory (LevelDB locks it): the running store stays, new limits apply at restart
       ctx.log.warn('disk buffer options change at the next restart; the running buffer is kept');
       buffer = prev.buffer;

@@ -69,10 +69,11 @@ function bufferFills(registry: MetricsRegistry): BufferFill[] {
     if (!id) continue;
     let f = by.get(id);
     if (!f) by.set(id, (f = { componentId: id, events: 0, byteSize: 0, maxEvents: null, maxByteSize: null, fill: 0 }));
-    if (s.name === 'buffer_events') f.events = s.value;
-    else if (s.name === 'buffer_byte_size') f.byteSize = s.value;
-    else if (s.name === 'buffer_max_event_size') f.maxEvents = s.value;
-    else if (s.name === 'buffer_max_byte_size') f.maxByteSize = s.value;
+    // a chained buffer reports one series per stage: the sink's buffer holds their sum
+    if (s.name === 'buffer_events') f.events += s.value;
+    else if (s.name === 'buffer_byte_size') f.byteSize += s.value;
+    else if (s.name === 'buffer_max_event_size') f.maxEvents = (f.maxEvents ?? 0) + s.value;
+    else if (s.name === 'buffer_max_byte_size') f.maxByteSize = (f.maxByteSize ?? 0) + s.value;
   }
   const out = [...by.values()];
   for (const f of out) f.fill = f.maxEvents ? Math.min(1, f.events / f.maxEvents) : f.maxByteSize ? Math.min(1, f.byteSize / f.maxByteSize) : 0;

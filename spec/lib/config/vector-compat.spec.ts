@@ -135,13 +135,43 @@ describe('Vector configs run unchanged: options Vector accepts', () => {
     expect(out).to.include('transforms.r.runtime: must be one of "ast"; got "vm"');
   });
 
-  it('a buffer given as a one-element list is that buffer; a longer list is refused with a clear message', async () => {
+  it('a buffer given as a one-element list is that buffer; a longer list is a chain of stages', async () => {
     const c = load(file('toml', SRC + SINK + `buffer = [{ type = "memory", max_events = 7, when_full = "drop_newest" }]\n`));
     expect(options(c, 'out').buffer).to.deep.equal({ type: 'memory', max_events: 7, when_full: 'drop_newest' });
-    const { code, out } = await validate([file('toml', SRC + SINK + `buffer = [{ type = "memory" }, { type = "disk", max_size = 300000000 }]\n`)]);
-    expect(code).to.equal(78);
-    expect(out).to.include('sinks.out.buffer: a list of buffers (chained buffers) is not supported; use one buffer');
-    expect(out).to.not.include('buffer.0');
+    const chain = load(file('toml', SRC + SINK + `buffer = [{ type = "memory", max_events = 1000, when_full = "overflow" }, { type = "disk", max_size = 268435488, when_full = "block" }]\n`));
+    expect(options(chain, 'out').buffer).to.deep.equal({
+      type: 'memory',
+      max_events: 1000,
+      when_full: 'overflow',
+      overflow: { type: 'disk', max_size: 268435488, when_full: 'block', max_events: 500 },
+    });
+    const yaml = load(file('yaml', `sources:\n  gen: { type: demo_logs, format: json }\nsinks:\n  out:\n    type: console\n    inputs: [gen]\n    encoding: { codec: json }\n    buffer:\n      - { type: memory, when_full: overflow }\n      - { type: disk, max_size: 268435488, when_full: drop_newest }\n`));
+    expect(options(yaml, 'out').buffer).to.deep.include({ type: 'memory', max_events: 500, when_full: 'overflow' });
+  });
+
+  it('chained buffers: overflow only before the last stage, every earlier stage overflows, one disk stage', async () => {
+    const cases: [string, string][] = [
+      ['buffer.when_full = "overflow"\n', 'sinks.out.buffer.when_full: must be "block" or "drop_newest"; "overflow" needs a next stage'],
+      ['buffer = [{ type = "memory", when_full = "overflow" }]\n', 'sinks.out.buffer[0].when_full: must be "block" or "drop_newest": the last stage has no next stage'],
+      [
+        'buffer = [{ type = "memory", when_full = "overflow" }, { type = "disk", max_size = 268435488, when_full = "overflow" }]\n',
+        'sinks.out.buffer[1].when_full: must be "block" or "drop_newest": the last stage has no next stage',
+      ],
+      ['buffer = [{ type = "memory" }, { type = "disk", max_size = 268435488 }]\n', 'sinks.out.buffer[0].when_full: must be "overflow" on every stage but the last (stage 1 follows); got "block"'],
+      [
+        'buffer = [{ type = "disk", max_size = 268435488, when_full = "overflow" }, { type = "disk", max_size = 268435488 }]\n',
+        'sinks.out.buffer[1].type: a chained buffer holds at most one "disk" stage',
+      ],
+      ['buffer = [{ type = "memory", when_full = "overflow" }, { type = "disk" }]\n', 'sinks.out.buffer[1].max_size: max_size is required when type is "disk"'],
+      ['buffer = []\n', 'sinks.out.buffer: must list at least one buffer stage'],
+      ['buffer = [{ type = "memory", when_full = "spill" }, { type = "memory" }]\n', 'sinks.out.buffer[0].when_full: must be one of "block", "drop_newest", "overflow"'],
+    ];
+    for (const [text, message] of cases) {
+      const f = file('toml', SRC + SINK + text);
+      const { code, out } = await validate([f]);
+      expect(code, text).to.equal(78);
+      expect(out, text).to.include(f).and.include(message);
+    }
   });
 
   it('schema and telemetry tables: the values weir honours load, the others name the option', async () => {

@@ -68,6 +68,8 @@ describe('threads: segment planner', () => {
     expect(plan(SOCKET, [], { type: 'blackhole', print_interval_secs: 0 })).to.equal(undefined);
     expect(plan(SOCKET, [], { type: 'socket', mode: 'tcp', address: '127.0.0.1:9', encoding: { codec: 'json' } })).to.equal(undefined);
     expect(plan(SOCKET, [], { ...HTTP, buffer: { type: 'disk', max_size: 268_435_488 } })).to.equal(undefined);
+    const chained = [{ type: 'memory', when_full: 'overflow' }, { type: 'disk', max_size: 268_435_488 }];
+    expect(plan(SOCKET, [], { ...HTTP, buffer: chained }), 'a memory stage overflowing to disk').to.equal(undefined);
   });
 
   it('leaves fan-out and fan-in on the main thread', () => {
