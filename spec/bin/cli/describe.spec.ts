@@ -1,6 +1,7 @@
 import { expect } from 'chai';
 import { Writable } from 'node:stream';
 import { describeCommand } from '../../../bin/cli/describe.js';
+import { runWeir } from '../../helpers/weir-process.js';
 
 function capture(type: string, format = 'text'): { code: number; out: string; err: string } {
   let out = '';
@@ -40,5 +41,17 @@ describe('weir list <type>', () => {
     expect(r.code).to.equal(1);
     expect(r.out).to.equal('');
     expect(r.err).to.include('unknown component type "sockte"; did you mean "socket"?');
+  });
+
+  it('the command line: `weir list tsdb_metrics` prints the reference; `weir list` alone still lists every type', async function () {
+    this.timeout(60_000);
+    const one = await runWeir(['list', 'tsdb_metrics']);
+    expect(one.code, one.stderr).to.equal(0);
+    expect(one.stdout).to.match(/^tsdb_metrics \(sink\): .*Vector's name `influxdb_metrics` works too\./);
+    expect(one.stdout).to.include('  endpoint  (string; required; allowed: a URL)');
+    const all = await runWeir(['list']);
+    expect(all.code).to.equal(0);
+    expect(all.stdout).to.include('Sources:\n').and.include('- tsdb_metrics ');
+    expect(all.stdout).not.to.include('Options:');
   });
 });
