@@ -175,7 +175,7 @@ export function generatedPart(defs: readonly ComponentDef[], exampleOf: (def: Co
   const parts = [GENERATED_START, '<!-- written by scripts/gen-component-docs.ts from the schema: edit the schema, then run it again -->', ''];
   for (const def of defs) {
     const heading = defs.length > 1 ? ` (${def.kind})` : '';
-    parts.push(`## ${kindTitle(def)} options${heading}`, '', `\`type = "${def.type}"\`: ${def.summary}${aliasLine(def)}`, '', optionsMarkdown(def));
+    parts.push(`## ${kindTitle(def)} options`, '', `\`type = "${def.type}"\`: ${def.summary}${aliasLine(def)}`, '', optionsMarkdown(def));
     const example = exampleOf(def);
     if (example !== undefined) parts.push(`## Example${heading}`, '', '```toml', example.trimEnd(), '```', '');
   }
