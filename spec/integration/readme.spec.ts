@@ -6,7 +6,7 @@ import { expect } from 'chai';
 import { execFile } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { freePort } from '../helpers/free-port.js';
 import { until } from '../helpers/wait.js';
 import { repoRoot, runWeir, startWeir } from '../helpers/weir-process.js';
@@ -37,6 +37,20 @@ describe('README.md', function () {
     const links = [...readme.matchAll(/\]\(([^)#\s]+)(#[^)]*)?\)/g)].map((m) => m[1]!).filter((l) => !/^[a-z]+:/.test(l));
     expect(links.length).to.be.greaterThan(10);
     for (const l of links) expect(existsSync(join(repoRoot, l)), l).to.equal(true);
+  });
+
+  it('every relative link in docs/ points at a file that exists', () => {
+    const pages = readdirSync(join(repoRoot, 'docs'), { recursive: true, encoding: 'utf8' }).filter((f) => f.endsWith('.md'));
+    expect(pages).to.include.members(['performance.md', 'guides/running.md', 'components/socket.md']);
+    const broken: string[] = [];
+    for (const page of pages) {
+      const text = readFileSync(join(repoRoot, 'docs', page), 'utf8');
+      for (const m of text.matchAll(/\]\(([^)#\s]+)(#[^)]*)?\)/g)) {
+        if (/^[a-z]+:/.test(m[1]!)) continue;
+        if (!existsSync(join(repoRoot, 'docs', dirname(page), m[1]!))) broken.push(`${page} -> ${m[1]}`);
+      }
+    }
+    expect(broken).to.deep.equal([]);
   });
 
   it('the first pipeline validates, runs, and writes the remapped event; the daemon drains and exits 0', async () => {
