@@ -14,7 +14,8 @@ const PEERS = {
   // real InfluxDB 1.x for tsdb_metrics (spec/peers/influxdb1.ts); policy-rc.d keeps the service from starting
   influxdb: '/usr/bin/influxd',
   'influxdb-client': '/usr/bin/influx',
-  // socket activation for the stream listener's systemd#N addresses (spec/connectors/shared/tcp-listener.spec.ts)
+  // socket activation for the stream listener's systemd#N addresses (spec/connectors/shared/tcp-listener.spec.ts);
+  // the same package has systemd-analyze, which checks deploy/systemd/weir.service (spec/deploy/systemd.spec.ts)
   systemd: '/usr/bin/systemd-socket-activate',
   // the Python fluent forward client for the logfwd source (spec/connectors/sources/logfwd/clients.spec.ts)
   'python3-fluent-logger': '/usr/lib/python3/dist-packages/fluent/sender.py',

@@ -7,6 +7,7 @@ import { type ConfigLocations, DEFAULT_CONFIG_PATH, type ConfigSource, formatOf,
 import { suggest } from '../../lib/config/suggest.js';
 import type { ConfigProblem } from '../../lib/errors.js';
 import { LogRoot, levelFrom } from '../../lib/log.js';
+import { describeCommand } from './describe.js';
 import { runCommand } from './run.js';
 import { validateCommand } from './validate.js';
 import { packageVersion } from './version.js';
@@ -191,9 +192,14 @@ export async function main(argv: string[]): Promise<number> {
 
   program
     .command('list')
-    .description('list every component type with its kind, and the Vector type names it also answers to')
+    .description('list every component type with its kind, and the Vector type names it also answers to; with a type, its options and an example')
+    .argument('[type]', 'a component type (or a Vector type name): print its reference, as on its page in docs/components/')
     .option('--format <format>', 'text or json', 'text')
-    .action((flags: { format: string }) => {
+    .action((type: string | undefined, flags: { format: string }) => {
+      if (type !== undefined) {
+        code = describeCommand(type, flags.format);
+        return;
+      }
       const rows = [...components].sort((a, b) => a.kind.localeCompare(b.kind) || a.type.localeCompare(b.type));
       if (flags.format === 'json') {
         const aliases: Record<string, string> = {};

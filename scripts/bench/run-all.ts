@@ -1,6 +1,6 @@
 /**
  * Runs the benchmarks one after another, each in its own process, at sizes that finish in a few
- * minutes in all (the README's figures use larger runs: see its Performance section).
+ * minutes in all (the figures in docs/performance.md use larger runs).
  *
  *   npm run bench                                   every benchmark at its size below
  *   npm run bench -- remap tcp-pipelines 512 http    only these; words after a name are its arguments

@@ -4,7 +4,7 @@ import { sources, transforms, sinks } from '../../index.js';
 import { ConfigError } from '../../lib/errors.js';
 import type { Delivery, EventBatch, LogEvent } from '../../lib/event.js';
 
-describe('programmatic composition (the README example)', () => {
+describe('programmatic composition (the example of docs/guides/programmatic-use.md)', () => {
   it('demo_logs -> filter -> blackhole runs with no daemon', async () => {
     const deliveries = await lastValueFrom(
       (sources.demo_logs!({ format: 'json', interval: 0, count: 2500 }) as import('rxjs').Observable<EventBatch>).pipe(
@@ -25,7 +25,7 @@ describe('programmatic composition (the README example)', () => {
 });
 
 describe('package entry: the remap language', () => {
-  it('compile() then run() as the README shows; a bad program throws CompileError', async () => {
+  it('compile() then run() as docs/guides/programmatic-use.md shows; a bad program throws CompileError', async () => {
     const { compile, CompileError } = await import('../../index.js');
     const program = compile('.level = upcase!(.level)\n.seen = true');
     const r = program.run({ message: 'hi', level: 'warn' });

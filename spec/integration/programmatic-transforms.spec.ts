@@ -18,7 +18,7 @@ const fieldsOf = (batches: EventBatch[]) => batches.flat().map((e) => toJSON((e 
 
 describe('transforms as plain RxJS operators (no daemon, no config)', () => {
   it('tokenize, throttle and reduce compose in one pipe', async () => {
-    // the README example
+    // the example of docs/guides/programmatic-use.md
     const batches = await lastValueFrom(
       of(batchOf(ACCESS)).pipe(
         tokenize({

@@ -2,7 +2,7 @@
  * The web console in a real browser (Debian's chromium through playwright-core) against a running
  * daemon: every component appears in the graph with its edges, a rate rises above zero, a sink
  * shows its buffer fill, and a click streams tapped events into the side panel. A screenshot is
- * saved (WEIR_CONSOLE_SCREENSHOT=path keeps it; the README's picture comes from here).
+ * saved (WEIR_CONSOLE_SCREENSHOT=path keeps it; the picture in docs/guides/management-api.md comes from here).
  */
 import { expect } from 'chai';
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';

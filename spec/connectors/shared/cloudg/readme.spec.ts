@@ -1,4 +1,4 @@
-/** The README's `cloudg_*` examples and config/examples/cloudg_*.toml validate. */
+/** The `cloudg_*` docs (credentials guide, component pages) and config/examples/cloudg_*.toml: examples validate. */
 import { expect } from 'chai';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -19,29 +19,25 @@ async function validate(file: string): Promise<{ code: number; out: string }> {
   return { code, out };
 }
 
-describe('cloudg_*: README and config examples', () => {
-  const readme = readFileSync(join(repoRoot, 'README.md'), 'utf8');
+describe('cloudg_*: docs and config examples', () => {
+  const guide = readFileSync(join(repoRoot, 'docs/guides/cloud-credentials.md'), 'utf8');
   const dir = mkdtempSync(join(tmpdir(), 'weir-cloudg-readme-'));
 
-  it('the README has a "Google Cloud credentials" section naming every source in order', () => {
-    const start = readme.indexOf('### Google Cloud credentials (`cloudg_*`)');
+  it('the credentials guide has a "Google Cloud credentials" section naming every source in order', () => {
+    const start = guide.indexOf('## Google Cloud credentials (`cloudg_*`)');
     expect(start).to.be.greaterThan(0);
-    const text = readme.slice(start, readme.indexOf('\n### ', start + 1));
+    const end = guide.indexOf('\n## ', start + 1);
+    const text = guide.slice(start, end < 0 ? undefined : end);
     const order = ['`credentials_path`', '`api_key`', '`CLOUDG_APPLICATION_CREDENTIALS`', 'instance service account'].map((s) => text.indexOf(s));
     expect(order.every((i) => i > 0)).to.equal(true);
     expect([...order].sort((a, b) => a - b)).to.deep.equal(order);
   });
 
-  for (const [heading, type] of [
-    ['### Publish/subscribe (`cloudg_pubsub`)', 'cloudg_pubsub'],
-    ['### Object storage (`cloudg_object_storage`)', 'cloudg_object_storage'],
-  ] as const) {
-    it(`every TOML block of the ${type} README section validates`, async () => {
-      const start = readme.indexOf(heading);
-      expect(start).to.be.greaterThan(0);
-      const end = readme.indexOf('\n#', start + heading.length);
-      const blocks = [...readme.slice(start, end).matchAll(/```toml\n([\s\S]*?)```/g)].map((m) => m[1]!);
-      expect(blocks.length).to.be.greaterThan(0);
+  for (const type of ['cloudg_pubsub', 'cloudg_object_storage'] as const) {
+    it(`every TOML block of docs/components/${type}.md validates`, async () => {
+      const page = readFileSync(join(repoRoot, `docs/components/${type}.md`), 'utf8');
+      const blocks = [...page.matchAll(/```toml\n([\s\S]*?)```/g)].map((m) => m[1]!);
+      expect(blocks.length).to.be.greaterThan(1);
       for (const [i, text] of blocks.entries()) {
         expect(text).to.include(`type = "${type}"`);
         const file = join(dir, `${type}-${i}.toml`);

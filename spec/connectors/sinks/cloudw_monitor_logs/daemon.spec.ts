@@ -1,5 +1,5 @@
 /**
- * `cloudw_monitor_logs` in the daemon: the example config (config/examples, shown in the README)
+ * `cloudw_monitor_logs` in the daemon: the example config (config/examples, shown on docs/components/cloudw_monitor_logs.md)
  * runs against the strict CloudWatch Logs server with credentials from the CLOUDW_* variables.
  */
 import { expect } from 'chai';
@@ -22,8 +22,8 @@ describe('connectors/sinks/cloudw_monitor_logs: the daemon with the example conf
   });
   after(() => peer.close());
 
-  it('the README shows the example sink as it is in config/examples', () => {
-    const readme = readFileSync(join(repoRoot, 'README.md'), 'utf8');
+  it('docs/components/cloudw_monitor_logs.md shows the example sink as it is in config/examples', () => {
+    const readme = readFileSync(join(repoRoot, 'docs/components/cloudw_monitor_logs.md'), 'utf8');
     const sink = example.slice(example.indexOf('[sinks.cloudlogs]')).trim();
     expect(readme).to.include(sink);
   });

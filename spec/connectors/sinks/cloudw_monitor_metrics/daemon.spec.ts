@@ -1,5 +1,5 @@
 /**
- * `cloudw_monitor_metrics` in the daemon: the example config (config/examples, shown in the README)
+ * `cloudw_monitor_metrics` in the daemon: the example config (config/examples, shown on docs/components/cloudw_monitor_metrics.md)
  * runs against the strict CloudWatch metrics server, and its disk_v1 buffer keeps the metrics the
  * service did not take across a kill -9.
  */
@@ -23,8 +23,8 @@ describe('connectors/sinks/cloudw_monitor_metrics: the daemon with the example c
   });
   after(() => peer.close());
 
-  it('the README shows the example sink as it is in config/examples', () => {
-    const readme = readFileSync(join(repoRoot, 'README.md'), 'utf8');
+  it('docs/components/cloudw_monitor_metrics.md shows the example sink as it is in config/examples', () => {
+    const readme = readFileSync(join(repoRoot, 'docs/components/cloudw_monitor_metrics.md'), 'utf8');
     expect(readme).to.include(example.slice(example.indexOf('[sinks.cloudmetrics]')).trim());
   });
 

@@ -76,12 +76,12 @@ describe('connectors/sinks/cloudw_stream: config', () => {
     expect(r.out).to.include('sinks.out.partition_key_field');
   });
 
-  it('the example config validates, and the README shows its sink as it is', async () => {
+  it('the example config validates, and docs/components/cloudw_stream.md shows its sink as it is', async () => {
     const file = join(repoRoot, 'config/examples/cloudw_stream.toml');
     const r = await validateFile(file);
     expect(r.code, r.out).to.equal(0);
     const example = readFileSync(file, 'utf8');
-    const readme = readFileSync(join(repoRoot, 'README.md'), 'utf8');
+    const readme = readFileSync(join(repoRoot, 'docs/components/cloudw_stream.md'), 'utf8');
     expect(readme).to.include(example.slice(example.indexOf('[sinks.stream]')).trim());
   });
 });

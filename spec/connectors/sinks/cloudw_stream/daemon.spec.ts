@@ -1,5 +1,5 @@
 /**
- * `cloudw_stream` in the daemon: the example config (config/examples, shown in the README) with a
+ * `cloudw_stream` in the daemon: the example config (config/examples, shown on docs/components/cloudw_stream.md) with a
  * disk_v1 buffer runs against kinesalite behind the strict front, with credentials from the
  * CLOUDW_* variables; without credentials `--require-healthy` stops it and says what was tried.
  */

@@ -1,4 +1,4 @@
-/** The README's `cloudw_queue` examples and config/examples/cloudw_queue.toml validate. */
+/** The `cloudw_queue` page's examples and config/examples/cloudw_queue.toml validate. */
 import { expect } from 'chai';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -19,13 +19,13 @@ async function validate(file: string): Promise<{ code: number; out: string }> {
   return { code, out };
 }
 
-describe('cloudw_queue: README and config examples', () => {
-  it('every TOML block of the README section validates, and names the component', async () => {
-    const readme = readFileSync(join(repoRoot, 'README.md'), 'utf8');
-    const start = readme.indexOf('### Message queues (`cloudw_queue`)');
+describe('cloudw_queue: docs and config examples', () => {
+  it('every TOML block of the hand-written part of docs/components/cloudw_queue.md validates, and names the component', async () => {
+    const page = readFileSync(join(repoRoot, 'docs/components/cloudw_queue.md'), 'utf8');
+    const start = page.indexOf("## Where it differs from Vector's `aws_sqs`");
     expect(start).to.be.greaterThan(0);
-    const end = readme.slice(start + 1).search(/\n#{2,3} /) + start + 1;
-    const blocks = [...readme.slice(start, end).matchAll(/```toml\n([\s\S]*?)```/g)].map((m) => m[1]!);
+    const end = page.indexOf('<!-- generated -->');
+    const blocks = [...page.slice(start, end).matchAll(/```toml\n([\s\S]*?)```/g)].map((m) => m[1]!);
     expect(blocks).to.have.length(2);
     const dir = mkdtempSync(join(tmpdir(), 'weir-queue-readme-'));
     for (const [i, text] of blocks.entries()) {
