@@ -37,7 +37,8 @@ export function buildSyslogSource(config: SyslogSourceConfig, ctx: SourceContext
   if (config.mode === 'tcp' && config.receive_buffer_bytes !== undefined) events.receiveBufferIgnored(config.receive_buffer_bytes);
   const stream = config.mode !== 'udp';
   const newDecoder = decoderFor(config, ctx, stream);
-  return runSource(ctx, { protocol: config.mode }, (out) =>
+  // the lag of each message's own time on arrival, as Vector records it for every source
+  return runSource(ctx, { protocol: config.mode, lagKey: ctx.globals.log_schema.timestamp_key }, (out) =>
     stream ? runStream(config, ctx, out, tls, newDecoder) : runUdp(config, ctx, out, newDecoder(), events),
   );
 }

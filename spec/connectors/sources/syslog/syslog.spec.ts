@@ -138,6 +138,8 @@ describe('syslog source', () => {
     expect(r.events()[0]!.fields.timestamp).to.deep.equal(Timestamp.parse('2024-05-01T10:00:00.250Z'));
     expect(r.events().map((e) => e.fields.procid)).to.deep.equal([7, 8, 9]);
     expect(r.ctx.metric('component_received_bytes_total', { protocol: 'tcp' })).to.equal(Buffer.byteLength(wire));
+    // one lag observation per message, from its own timestamp
+    expect(r.ctx.metric('source_lag_time_seconds')).to.equal(3);
   });
 
   it('a message that is not syslog is counted as a decode error and dropped; the connection goes on', async () => {
