@@ -7,6 +7,9 @@ import { existsSync, mkdirSync, readdirSync, rmSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
+/** Debian's multiarch library folder of this machine. */
+const LIB = `/usr/lib/${process.arch === 'arm64' ? 'aarch64' : 'x86_64'}-linux-gnu`;
+
 /** Debian package -> a file it provides that tests run. */
 const PEERS = {
   // real journal files for the journal source (spec/peers/journal.ts); the binary lives outside PATH
@@ -26,10 +29,12 @@ const PEERS = {
   chromium: '/usr/bin/chromium',
   // util-linux `logger`, a real RFC 5424 / RFC 3164 sender for the syslog source (spec/connectors/sources/syslog/)
   bsdutils: '/usr/bin/logger',
+  // `ss`: the kernel's view of the syslog source's sockets (keepalive timer, receive buffer)
+  iproute2: '/usr/bin/ss',
   // rsyslogd's shared libraries; rsyslogd itself is unpacked below (it conflicts with syslog-ng-core)
-  libestr0: '/usr/lib/x86_64-linux-gnu/libestr.so.0',
-  libfastjson4: '/usr/lib/x86_64-linux-gnu/libfastjson.so.4',
-  liblognorm5: '/usr/lib/x86_64-linux-gnu/liblognorm.so.5',
+  libestr0: `${LIB}/libestr.so.0`,
+  libfastjson4: `${LIB}/libfastjson.so.4`,
+  liblognorm5: `${LIB}/liblognorm.so.5`,
 };
 
 const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), '..');

@@ -5,7 +5,7 @@
  * forwards them with omfwd over TCP in RFC 5424 (`RSYSLOG_SyslogProtocol23Format`), octet-counted.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -14,7 +14,14 @@ import { until } from '../helpers/wait.js';
 const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 const ROOT = join(process.env.WEIR_PEERS_DIR || join(repoRoot, 'tmp', 'peers'), 'rsyslog');
 const RSYSLOGD = join(ROOT, 'usr/sbin/rsyslogd');
-const MODULES = join(ROOT, 'usr/lib/x86_64-linux-gnu/rsyslog');
+
+/** The module folder, under Debian's multiarch library folder (`usr/lib/<triplet>/rsyslog`). */
+function modulesDir(): string {
+  const lib = join(ROOT, 'usr/lib');
+  const triplet = readdirSync(lib).find((d) => existsSync(join(lib, d, 'rsyslog', 'imuxsock.so')));
+  if (triplet === undefined) throw new Error(`no rsyslog modules under ${lib}`);
+  return join(lib, triplet, 'rsyslog');
+}
 
 /** One running rsyslogd. */
 export interface Rsyslog {
@@ -41,7 +48,7 @@ export async function startRsyslog(port: number): Promise<Rsyslog> {
     ].join('\n'),
   );
   let output = '';
-  const child: ChildProcess = spawn(RSYSLOGD, ['-n', '-f', join(dir, 'rsyslog.conf'), '-M', MODULES, '-i', join(dir, 'rsyslog.pid')], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const child: ChildProcess = spawn(RSYSLOGD, ['-n', '-f', join(dir, 'rsyslog.conf'), '-M', modulesDir(), '-i', join(dir, 'rsyslog.pid')], { stdio: ['ignore', 'pipe', 'pipe'] });
   child.stdout!.on('data', (d: Buffer) => (output += d.toString()));
   child.stderr!.on('data', (d: Buffer) => (output += d.toString()));
   let exited = false;
