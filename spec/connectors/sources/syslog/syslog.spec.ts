@@ -13,6 +13,7 @@ import type { Subscription } from 'rxjs';
 import * as v from 'valibot';
 import { SyslogSourceConfig, syslogSource } from '../../../../connectors/sources/syslog/index.js';
 import { mapIssue } from '../../../../lib/config/issues.js';
+import { validateOptions } from '../../../../lib/config/validate-options.js';
 import type { EventBatch, LogEvent } from '../../../../lib/event.js';
 import { Timestamp } from '../../../../lib/value.js';
 import { until } from '../../../helpers/wait.js';
@@ -319,6 +320,12 @@ describe('syslog source', () => {
         expect(messages(opts).join('\n')).to.contain(expected);
       });
     }
+    it("Vector's options weir lacks are named as such, not as typos", () => {
+      for (const opt of ['permit_origin', 'socket_file_mode', 'tls_handshake_timeout_secs']) {
+        const r = validateOptions(SyslogSourceConfig, { type: 'syslog', mode: 'tcp', address: '0.0.0.0:1', [opt]: 1 }, 'source', syslogSource.vectorOptions ?? []);
+        expect(r.problems.map((p) => `${p.path}: ${p.message}`).join('\n'), opt).to.match(new RegExp(`^${opt}: .*not supported by weir yet`));
+      }
+    });
     it("defaults: Vector's max_length", () => {
       const c = v.parse(SyslogSourceConfig, { type: 'syslog', mode: 'tcp', address: '0.0.0.0:514' });
       expect(c.max_length).to.equal(102400);
