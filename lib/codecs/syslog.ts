@@ -1,5 +1,6 @@
 /**
- * Syslog parsing, lenient (`parseSyslog`) or exact (`parseSyslogExact`): RFC 5424 (`<PRI>1 TS HOST APP PROCID MSGID SD MSG`) and RFC 3164
+ * Syslog parsing, lenient (`parseSyslog`) or exact (`parseSyslogExact`): RFC 5424
+ * (`<PRI>1 TS HOST APP PROCID MSGID SD MSG`) and RFC 3164
  * (`<PRI>Mmm dd hh:mm:ss HOST TAG[PID]: MSG`), into Vector's field layout: `message`, timestamp,
  * `hostname`, `severity`, `facility` (names), `version` (5424 only), `appname`, `msgid`, `procid`
  * (integer when numeric), and each structured-data element at the root under its SD-ID.
@@ -236,7 +237,7 @@ function parse3164Timestamp(line: string, pos: number, opts: SyslogOptions): [Ti
   while (isDigit(line.charCodeAt(p)) && p - dayStart < 2) day = day * 10 + line.charCodeAt(p++) - 0x30;
   if (p === dayStart || line[p] !== ' ') return undefined;
   p++;
-  // `Mmm dd yyyy hh:mm:ss`: a year between the day and the time (as Cisco devices send)
+  // `Mmm dd yyyy hh:mm:ss`: a year between the day and the time (some network devices send it)
   let givenYear: number | undefined;
   if (line[p + 4] === ' ' && isDigit(line.charCodeAt(p)) && isDigit(line.charCodeAt(p + 1)) && isDigit(line.charCodeAt(p + 2)) && isDigit(line.charCodeAt(p + 3))) {
     givenYear = Number(line.slice(p, p + 4));
