@@ -10,6 +10,7 @@ import { logfwdSource } from './sources/logfwd/index.js';
 import { opentelemetrySource } from './sources/opentelemetry/index.js';
 import { socketSource } from './sources/socket/index.js';
 import { stdinSource } from './sources/stdin/index.js';
+import { syslogSource } from './sources/syslog/index.js';
 import { filterTransform } from './transforms/filter/index.js';
 import { logToMetricTransform } from './transforms/log_to_metric/index.js';
 import { routeTransform } from './transforms/route/index.js';
@@ -44,6 +45,7 @@ export const components: readonly ComponentDef[] = [
   opentelemetrySource,
   socketSource,
   stdinSource,
+  syslogSource,
   filterTransform,
   logToMetricTransform,
   routeTransform,

@@ -3,7 +3,12 @@
 // what is missing; otherwise it says what to install. Under CI a missing peer fails the run here,
 // loudly, instead of letting tests skip.
 import { execFileSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, rmSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+/** Debian's multiarch library folder of this machine. */
+const LIB = `/usr/lib/${process.arch === 'arm64' ? 'aarch64' : 'x86_64'}-linux-gnu`;
 
 /** Debian package -> a file it provides that tests run. */
 const PEERS = {
@@ -23,7 +28,58 @@ const PEERS = {
   tmux: '/usr/bin/tmux',
   // a real browser for the web console (spec/integration/web-console.spec.ts)
   chromium: '/usr/bin/chromium',
+  // util-linux `logger`, a real RFC 5424 / RFC 3164 sender for the syslog source (spec/connectors/sources/syslog/)
+  bsdutils: '/usr/bin/logger',
+  // `ss`: the kernel's view of the syslog source's sockets (keepalive timer, receive buffer)
+  iproute2: '/usr/bin/ss',
+  // rsyslogd's shared libraries; rsyslogd itself is unpacked below (it conflicts with syslog-ng-core)
+  libestr0: `${LIB}/libestr.so.0`,
+  libfastjson4: `${LIB}/libfastjson.so.4`,
+  liblognorm5: `${LIB}/liblognorm.so.5`,
 };
+
+const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+/** Unpacked peers live here (spec/peers/rsyslog.ts looks in the same place). */
+const PEERS_DIR = process.env.WEIR_PEERS_DIR || join(repoRoot, 'tmp', 'peers');
+
+/**
+ * rsyslogd for the syslog source (spec/peers/rsyslog.ts): the Debian package unpacked, not
+ * installed, since installing it would remove syslog-ng-core and start a system daemon. Idempotent:
+ * nothing happens once the binary is there.
+ */
+function unpackRsyslog() {
+  const root = join(PEERS_DIR, 'rsyslog');
+  if (existsSync(join(root, 'usr/sbin/rsyslogd'))) return undefined;
+  const work = join(PEERS_DIR, 'rsyslog-download');
+  try {
+    rmSync(work, { recursive: true, force: true });
+    mkdirSync(work, { recursive: true });
+    const download = () => execFileSync('apt-get', ['download', '-qq', 'rsyslog'], { cwd: work, stdio: ['ignore', 'ignore', 'inherit'] });
+    try {
+      download();
+    } catch {
+      // a fresh machine has no package lists yet
+      execFileSync('apt-get', ['update', '-qq'], { stdio: 'inherit' });
+      download();
+    }
+    const deb = readdirSync(work).find((f) => f.startsWith('rsyslog_') && f.endsWith('.deb'));
+    if (deb === undefined) return 'apt-get download rsyslog left no .deb';
+    rmSync(root, { recursive: true, force: true });
+    execFileSync('dpkg', ['-x', join(work, deb), root]);
+    rmSync(work, { recursive: true, force: true });
+    return existsSync(join(root, 'usr/sbin/rsyslogd')) ? undefined : 'the rsyslog package holds no usr/sbin/rsyslogd';
+  } catch (err) {
+    return `unpacking rsyslog failed: ${err.message}`;
+  }
+}
+const rsyslogProblem = unpackRsyslog();
+if (rsyslogProblem !== undefined) {
+  if (process.env.CI) {
+    console.error(`test peers: ${rsyslogProblem}`);
+    process.exit(1);
+  }
+  console.error(`warning: ${rsyslogProblem}; the rsyslog specs will fail`);
+}
 
 // The Pub/Sub emulator (cloudg_pubsub specs, spec/peers/pubsub-emulator.ts) cannot be installed
 // from the reachable package repositories: it is preinstalled (google-cloud-cli-pubsub-emulator and

@@ -291,6 +291,8 @@ const TYPE_TOKENS: ReadonlySet<string> = new Set(components.flatMap((c) => [c.ty
 const TOKEN_EXCEPTIONS: Readonly<Record<string, string>> = {
   "lib/codecs/gelf.ts 'file'": 'a GELF field name (the source file of a message), not the file sink',
   "lib/config/enrichment-tables.ts 'file'": 'the type of an enrichment table (Vector\'s `type = "file"` tables), not a component',
+  "lib/codecs/decoding.ts 'syslog'": 'the codec name (`decoding.codec = "syslog"`, as Vector names it), not the syslog source',
+  "lib/codecs/syslog.ts 'syslog'": 'a facility name (code 5, RFC 5424 table 1), not the syslog source',
 };
 
 /** Every lib/ source (TypeScript, and the JavaScript served to browsers). */

@@ -50,7 +50,7 @@ export { TIMESTAMP_FORMATS, type TimestampFormat, timestampToken, valueToJSONTex
 export { encodeLogfmt } from './logfmt.js';
 export { type GelfKeys, toGelf } from './gelf.js';
 export { metricToText } from './metric-text.js';
-export { type SyslogMessage, parseSyslog, syslogToFields } from './syslog.js';
+export { type SyslogMessage, parseSyslog, parseSyslogExact, syslogToFields } from './syslog.js';
 export { type StreamDecoder, type StreamDecoderOptions, frameDiscardReporter, receivedBytesCounter, streamDecoderFactory } from './stream-decoder.js';
 export { floatToken, nativeJsonLogText, nativeJsonMetricText, parseJsonValue, readNativeJson, type NativeReadOptions } from './native-json.js';
 export { encodeNative, readNative } from './native-proto.js';

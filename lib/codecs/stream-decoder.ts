@@ -42,12 +42,14 @@ export interface StreamDecoderOptions {
   readonly portKey?: string | undefined;
   /** Frame limit when the framing group sets no max_length (not for length_delimited); default 8 MiB. */
   readonly defaultMaxLength?: number | undefined;
+  /** A source's own frame decoder in place of `decoding` (the syslog source's field layout). */
+  readonly deserializer?: Deserializer | undefined;
 }
 
 /** Compiles the codecs once; call the result per connection. */
 export function streamDecoderFactory(ctx: ComponentContext, opts: StreamDecoderOptions): () => StreamDecoder {
   const schema = ctx.globals.log_schema;
-  const deserializer: Deserializer = createDeserializer(opts.decoding, {
+  const deserializer: Deserializer = opts.deserializer ?? createDeserializer(opts.decoding, {
     sourceId: ctx.id,
     sourceType: opts.sourceType,
     logSchema: schema,

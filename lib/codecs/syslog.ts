@@ -1,5 +1,6 @@
 /**
- * Lenient syslog parsing: RFC 5424 (`<PRI>1 TS HOST APP PROCID MSGID SD MSG`) and RFC 3164
+ * Syslog parsing, lenient (`parseSyslog`) or exact (`parseSyslogExact`): RFC 5424
+ * (`<PRI>1 TS HOST APP PROCID MSGID SD MSG`) and RFC 3164
  * (`<PRI>Mmm dd hh:mm:ss HOST TAG[PID]: MSG`), into Vector's field layout: `message`, timestamp,
  * `hostname`, `severity`, `facility` (names), `version` (5424 only), `appname`, `msgid`, `procid`
  * (integer when numeric), and each structured-data element at the root under its SD-ID.
@@ -40,6 +41,26 @@ export interface SyslogOptions {
 
 /** Parses one message; never throws: text that is not syslog becomes the message. */
 export function parseSyslog(input: string, opts: SyslogOptions = {}): SyslogMessage {
+  return parseLine(input, opts).message;
+}
+
+/**
+ * Parses one message strictly, as Vector's syslog source and codec do (syslog_loose's exact
+ * parse): undefined unless it is RFC 5424 or has an RFC 3164 header (optional PRI, then a
+ * timestamp: `Mmm dd hh:mm:ss`, `Mmm dd yyyy hh:mm:ss`, RFC 3339, or `-`).
+ */
+export function parseSyslogExact(input: string, opts: SyslogOptions = {}): SyslogMessage | undefined {
+  const r = parseLine(input, opts);
+  return r.hasHeader ? r.message : undefined;
+}
+
+/** The parsed message, and whether it had a syslog header (5424, or a 3164 timestamp). */
+interface ParsedLine {
+  readonly message: SyslogMessage;
+  readonly hasHeader: boolean;
+}
+
+function parseLine(input: string, opts: SyslogOptions): ParsedLine {
   const line = input.trim();
   const out: SyslogMessage = { message: line };
   let pos = 0;
@@ -59,11 +80,11 @@ export function parseSyslog(input: string, opts: SyslogOptions = {}): SyslogMess
     const r = parse5424(line, v + 1, out);
     if (r) {
       out.version = Number(line.slice(pos, v));
-      return out;
+      return { message: out, hasHeader: true };
     }
   }
-  parse3164(line, pos, out, opts);
-  return out;
+  const hasHeader = parse3164(line, pos, out, opts);
+  return { message: out, hasHeader };
 }
 
 function isDigit(c: number): boolean {
@@ -111,7 +132,8 @@ function parse5424(line: string, start: number, out: SyslogMessage): boolean {
     }
     if (sd.length > 0) out.structuredData = sd;
   }
-  if (line.charCodeAt(pos) === 0x20) pos++;
+  // every space before the message goes (rsyslog's RFC 5424 template sends two)
+  while (line.charCodeAt(pos) === 0x20) pos++;
   let msg = line.slice(pos);
   if (msg.charCodeAt(0) === 0xfeff) msg = msg.slice(1);
   out.message = msg;
@@ -147,19 +169,27 @@ function parseElement(line: string, start: number): [[string, Record<string, str
   }
 }
 
-function parse3164(line: string, start: number, out: SyslogMessage, opts: SyslogOptions): void {
+/** Fills `out` from an RFC 3164 line; returns whether it had a timestamp (or `-` in its place). */
+function parse3164(line: string, start: number, out: SyslogMessage, opts: SyslogOptions): boolean {
   let pos = start;
+  let hasTimestamp = false;
   while (line.charCodeAt(pos) === 0x20) pos++;
   const ts = parse3164Timestamp(line, pos, opts);
   if (ts) {
     out.timestamp = ts[0];
     pos = ts[1];
+    hasTimestamp = true;
   } else {
     const [t, p] = token(line, pos);
     const rfc = Timestamp.parse(t);
     if (rfc) {
       out.timestamp = rfc;
       pos = p;
+      hasTimestamp = true;
+    } else if (t === '-' && p > pos) {
+      // a nil timestamp: the header is there, its time is not (the receive time fills in)
+      pos = p;
+      hasTimestamp = true;
     }
   }
   while (line.charCodeAt(pos) === 0x20) pos++;
@@ -187,6 +217,7 @@ function parse3164(line: string, start: number, out: SyslogMessage, opts: Syslog
     pos = next;
   }
   out.message = line.slice(pos);
+  return hasTimestamp;
 }
 
 function isTag(word: string): boolean {
@@ -206,6 +237,12 @@ function parse3164Timestamp(line: string, pos: number, opts: SyslogOptions): [Ti
   while (isDigit(line.charCodeAt(p)) && p - dayStart < 2) day = day * 10 + line.charCodeAt(p++) - 0x30;
   if (p === dayStart || line[p] !== ' ') return undefined;
   p++;
+  // `Mmm dd yyyy hh:mm:ss`: a year between the day and the time (some network devices send it)
+  let givenYear: number | undefined;
+  if (line[p + 4] === ' ' && isDigit(line.charCodeAt(p)) && isDigit(line.charCodeAt(p + 1)) && isDigit(line.charCodeAt(p + 2)) && isDigit(line.charCodeAt(p + 3))) {
+    givenYear = Number(line.slice(p, p + 4));
+    p += 5;
+  }
   const hms = line.slice(p, p + 8);
   if (hms.length !== 8 || hms[2] !== ':' || hms[5] !== ':') return undefined;
   const h = Number(hms.slice(0, 2));
@@ -226,7 +263,7 @@ function parse3164Timestamp(line: string, pos: number, opts: SyslogOptions): [Ti
   const nowLocal = new Date(nowMs + zone.offsetAt(nowMs) * 1000);
   const nowYear = nowLocal.getUTCFullYear();
   // no year on the wire: a December message read in January belongs to last year
-  const year = nowLocal.getUTCMonth() === 0 && month === 11 ? nowYear - 1 : nowYear;
+  const year = givenYear ?? (nowLocal.getUTCMonth() === 0 && month === 11 ? nowYear - 1 : nowYear);
   const wallSecs = Date.UTC(year, month, day, h, m, s) / 1000;
   return [new Timestamp(localToUtc(zone, wallSecs) * 1000 + ms, 0), p];
 }

@@ -9,9 +9,10 @@ import { createSocket } from 'node:dgram';
 import type { TlsOptions } from 'node:tls';
 import type { Observable } from 'rxjs';
 import type { SourceContext } from '../../../lib/component.js';
-import { type EventBatch, LogEvent, rememberBatchSize } from '../../../lib/event.js';
+import { type EventBatch, rememberBatchSize } from '../../../lib/event.js';
 import { type SocketAddress, formatSocketAddress, parseSocketAddress } from '../../../lib/net/socket-address.js';
-import { type Path, parsePath, setPath } from '../../../lib/path.js';
+import { parsePath } from '../../../lib/path.js';
+import { addClientMetadata } from '../../shared/client-metadata.js';
 import { type ListenTarget, parseListenAddress } from '../../shared/listen-address.js';
 import { listenerTls } from '../../shared/listener-config.js';
 import { listening } from '../../shared/listener-events.js';
@@ -78,14 +79,6 @@ function runStream(config: SocketSourceConfig, ctx: SourceContext, out: SourceOu
     complete: () => closed(),
   });
   return { drain: () => done, close: () => sub.unsubscribe() };
-}
-
-/** `tls.client_metadata_key`: each event gets its own `{ subject }` object (events are mutable downstream). */
-function addClientMetadata(batch: EventBatch, key: Path, subject: string): void {
-  for (let i = 0; i < batch.length; i++) {
-    const e = batch[i];
-    if (e instanceof LogEvent) setPath(e.fields, key, { subject });
-  }
 }
 
 function runUdp(config: SocketSourceConfig, ctx: SourceContext, out: SourceOutput): RunningSource {
