@@ -60,7 +60,9 @@ describe('http_server source: configuration', () => {
 describe('holdWhileClosed', () => {
   let rx: TestScheduler;
   beforeEach(() => {
-    rx = new TestScheduler((a, e) => expect(a).to.deep.equal(e));
+    rx = new TestScheduler((a, e) => {
+      expect(a).to.deep.equal(e);
+    });
   });
 
   it('resolves true at once while open, true when the gate opens in time, false after the timeout', () =>

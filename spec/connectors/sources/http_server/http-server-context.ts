@@ -39,6 +39,8 @@ export interface RunningHttpServer {
   /** Settles every batch received so far (end-to-end acknowledgements). */
   settle(status: DeliveryStatus): void;
   stop(): void;
+  /** Signals shutdown; resolves when the source completes. */
+  drain(): Promise<void>;
 }
 
 export interface StartOptions {
@@ -67,7 +69,9 @@ export async function startHttpServer(options: Record<string, unknown> = {}, o: 
   const ctx = sourceContext(base, { out: gate, acknowledgements: o.acknowledgements ?? false, shutdown$: shutdown.asObservable() });
   const config = v.parse(HttpServerSourceConfig, { type: 'http_server', address: '127.0.0.1:0', ...options });
   const batches: EventBatch[] = [];
-  const sub: Subscription = httpServerSource.build(config, ctx).subscribe((b) => batches.push(b as EventBatch));
+  let completed: () => void = () => undefined;
+  const done = new Promise<void>((r) => (completed = r));
+  const sub: Subscription = httpServerSource.build(config, ctx).subscribe({ next: (b) => batches.push(b as EventBatch), complete: () => completed() });
   let port = 0;
   await until(
     () => {
@@ -108,5 +112,9 @@ export async function startHttpServer(options: Record<string, unknown> = {}, o: 
       for (; settledUpTo < batches.length; settledUpTo++) settleAll(batches[settledUpTo]!, status);
     },
     stop: () => sub.unsubscribe(),
+    drain: () => {
+      shutdown.next();
+      return done;
+    },
   };
 }

@@ -270,4 +270,19 @@ describe('http_server source', function () {
       expect(s.events()).to.have.length(0);
     });
   });
+
+  describe('shutdown', () => {
+    it('answers the request in flight, then completes and takes no new connections', async () => {
+      s = await startHttpServer({}, { acknowledgements: true });
+      const reply = s.send({ body: 'last' });
+      await until(() => s!.events().length === 1, 5000, 'events');
+      const drained = s.drain();
+      s.settle('delivered');
+      expect((await reply).status).to.equal(200);
+      await drained;
+      let refused = false;
+      await s.send({ body: 'late' }).catch(() => (refused = true));
+      expect(refused).to.equal(true);
+    });
+  });
 });
