@@ -205,7 +205,7 @@ export function createHandler(ctx: SourceContext, out: SourceOutput, events: Htt
     let batch: EventBatch;
     try {
       const body = await decompressBody(req.headers['content-encoding'], raw);
-      out.received(body.length);
+      events.received(path, body.length);
       const stamp: Stamp = { timestamp: new Timestamp(Math.floor(ctx.scheduler.now()), 0), host: undefined, port: undefined };
       batch = decodeBody(body, stamp);
     } catch (err) {

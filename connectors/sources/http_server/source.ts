@@ -60,13 +60,18 @@ export function buildHttpServerSource(config: HttpServerSourceConfig, ctx: Sourc
   };
   const { max_connection_age_secs: maxAgeSecs, max_connection_age_jitter_factor: jitter } = config.keepalive;
 
-  return runSource(ctx, { protocol: tls ? 'https' : 'http', acknowledgements: config.acknowledgements.enabled === true }, (out) => {
-    const events = httpServerEvents(ctx);
+  const protocol = tls ? 'https' : 'http';
+  // received bytes are counted by the source itself, tagged with the request path as well
+  return runSource(ctx, { acknowledgements: config.acknowledgements.enabled === true }, (out) => {
+    const events = httpServerEvents(ctx, protocol);
     const handle = createHandler(ctx, out, events, handlerOptions);
     // when each connection must close: its accept time plus the jittered maximum age, on the scheduler's clock
     const closeAt = new WeakMap<Socket, number>();
     const accepted = (socket: Socket) => closeAt.set(socket, ctx.scheduler.now() + maxAgeSecs * 1000 * (1 + jitter * (2 * Math.random() - 1)));
     const onRequest = (req: IncomingMessage, res: ServerResponse) => {
+      events.requestReceived();
+      const t0 = ctx.scheduler.now();
+      res.on('finish', () => events.responseSent(res.statusCode, (ctx.scheduler.now() - t0) / 1000));
       const at = closeAt.get(req.socket);
       if (at === undefined || ctx.scheduler.now() >= at) res.setHeader('connection', 'close');
       handle(req, res);
@@ -80,7 +85,7 @@ export function buildHttpServerSource(config: HttpServerSourceConfig, ctx: Sourc
     server.on('clientError', (_err, socket) => socket.destroy());
     server.listen(address.port, address.host, () => {
       const a = server.address();
-      if (a !== null && typeof a === 'object') ctx.log.info('Listening.', { protocol: tls ? 'https' : 'http', address: formatSocketAddress({ host: a.address, port: a.port }) });
+      if (a !== null && typeof a === 'object') ctx.log.info('Listening.', { protocol, address: formatSocketAddress({ host: a.address, port: a.port }) });
     });
     let cutTimer: NodeJS.Timeout | undefined;
     return {

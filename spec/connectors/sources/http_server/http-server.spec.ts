@@ -26,7 +26,17 @@ describe('http_server source', function () {
       expect(logs[0]!.fields.source_type).to.equal('http_server');
       expect(logs[0]!.fields.timestamp).to.be.instanceOf(Timestamp);
       expect(logs[0]!.fields).to.not.have.property('host');
-      expect(s.metric('component_received_bytes_total', { protocol: 'http' })).to.equal(13);
+      expect(s.metric('component_received_bytes_total', { protocol: 'http', http_path: '/' })).to.equal(13);
+    });
+
+    it("counts requests, responses by status and their handling time under Vector's http_server_* names", async () => {
+      s = await startHttpServer();
+      await s.send({ body: 'a' });
+      await s.send({ path: '/nope', body: 'b' });
+      await until(() => s!.metric('http_server_responses_sent_total') === 2, 5000, 'responses counted');
+      expect(s.metric('http_server_requests_received_total')).to.equal(2);
+      expect(s.metric('http_server_responses_sent_total', { status: '200' })).to.equal(1);
+      expect(s.metric('http_server_responses_sent_total', { status: '404' })).to.equal(1);
     });
 
     it('answers an empty body with 200 and emits nothing', async () => {
