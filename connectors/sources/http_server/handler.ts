@@ -74,8 +74,9 @@ export function createHandler(ctx: SourceContext, out: SourceOutput, events: Htt
     return at === n ? 'match' : 'tail';
   };
 
-  const refuse = (res: ServerResponse, peer: string | undefined, r: Refusal, headers?: Record<string, string>) => {
-    events.badRequest(r.status, r.message, peer);
+  /** Answers with the JSON error body; `counted`: the request itself was at fault (credentials, body), as Vector counts bad requests. */
+  const refuse = (res: ServerResponse, peer: string | undefined, r: Refusal, headers?: Record<string, string>, counted = true) => {
+    if (counted) events.badRequest(r.status, r.message, peer);
     const body = JSON.stringify({ code: r.status, message: r.message });
     res.writeHead(r.status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), ...headers });
     res.end(body);
@@ -195,7 +196,7 @@ export function createHandler(ctx: SourceContext, out: SourceOutput, events: Htt
       if (!(await holdWhileClosed(ctx.out, HOLD_TIMEOUT_MS, ctx.scheduler))) {
         events.backpressure(true);
         // the body stays unread: closing the connection spares reading it
-        return refuse(res, peer, new Refusal(503, 'The pipeline is full; retry later.'), { 'retry-after': String(RETRY_AFTER_SECS), connection: 'close' });
+        return refuse(res, peer, new Refusal(503, 'The pipeline is full; retry later.'), { 'retry-after': String(RETRY_AFTER_SECS), connection: 'close' }, false);
       }
     }
     const declared = Number(req.headers['content-length'] ?? '0');
@@ -222,7 +223,7 @@ export function createHandler(ctx: SourceContext, out: SourceOutput, events: Htt
       return;
     }
     events.deliveryFailed(status, count);
-    refuse(res, peer, status === 'errored' ? new Refusal(500, 'Error delivering contents to sink') : new Refusal(400, 'Contents failed to deliver to sink'));
+    refuse(res, peer, status === 'errored' ? new Refusal(500, 'Error delivering contents to sink') : new Refusal(400, 'Contents failed to deliver to sink'), undefined, false);
   };
 
   return (req, res) => {
@@ -243,14 +244,14 @@ export function createHandler(ctx: SourceContext, out: SourceOutput, events: Htt
         res.writeHead(405, { 'content-type': 'text/plain' });
         return void res.end('HTTP method not allowed');
       }
-      if (route === 'tail') return refuse(res, peer, new Refusal(404, 'Not found'));
+      if (route === 'tail') return refuse(res, peer, new Refusal(404, 'Not found'), undefined, false);
       res.writeHead(404, { 'content-length': 0 });
       return void res.end();
     }
     serve(req, res, path, query, peer).catch((err: unknown) => {
       // an unexpected failure answers 500 rather than escaping as an unhandled rejection
       events.listenerFailed(err as Error);
-      if (!res.headersSent) refuse(res, peer, new Refusal(500, 'Internal error'));
+      if (!res.headersSent) refuse(res, peer, new Refusal(500, 'Internal error'), undefined, false);
       else res.destroy();
     });
   };

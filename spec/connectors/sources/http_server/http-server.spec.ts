@@ -171,6 +171,7 @@ describe('http_server source', function () {
       const wrong = await s.send({ body: 'a', headers: { authorization: `Basic ${Buffer.from('u:x').toString('base64')}` } });
       expect([wrong.status, JSON.parse(wrong.body).message]).to.deep.equal([401, 'Invalid username/password']);
       expect(s.events()).to.have.length(0);
+      expect(s.metric('component_errors_total', { error_type: 'request_failed', error_code: 'http_response_401' })).to.equal(2);
       const right = await s.send({ body: 'ok', headers: { authorization: `Basic ${Buffer.from('u:p').toString('base64')}` } });
       expect(right.status).to.equal(200);
       expect(s.logs().map((e) => e.fields.message)).to.deep.equal(['ok']);
@@ -242,6 +243,8 @@ describe('http_server source', function () {
         expect(answered).to.equal(false);
         s.settle(status);
         expect((await reply).status).to.equal(code);
+        if (status !== 'delivered') expect(s.metric('component_errors_total', { error_type: 'acknowledgements_failed' })).to.equal(1);
+        expect(s.metric('component_errors_total', { error_type: 'request_failed' })).to.equal(0);
       });
     }
 
@@ -276,6 +279,7 @@ describe('http_server source', function () {
       const r = await reply;
       expect(r.status).to.equal(503);
       expect(r.headers['retry-after']).to.equal('1');
+      expect(s.metric('component_errors_total', { error_type: 'request_failed' })).to.equal(0);
       s.gate.open();
       expect(s.events()).to.have.length(0);
     });
