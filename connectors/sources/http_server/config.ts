@@ -1,7 +1,8 @@
 /** Options of the `http_server` source, named and defaulted as on Vector's `http_server` source page. */
 import * as v from 'valibot';
 import { DECODING_CODECS, FRAMING_METHODS, type DecodingConfig, type FramingConfig, defaultDecodingFraming, framingSchema } from '../../../lib/codecs/index.js';
-import { acknowledgementsSchema, pathItem } from '../../../lib/config/shared.js';
+import { pathItem } from '../../../lib/config/options/checks.js';
+import { acknowledgementsSchema } from '../../../lib/config/options/envelope.js';
 import { parseSocketAddress } from '../../../lib/net/socket-address.js';
 import { parsePath } from '../../../lib/path.js';
 import { listenerTlsSchema } from '../../shared/listener-config.js';

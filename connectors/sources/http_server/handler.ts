@@ -18,7 +18,10 @@ import type { ObjectValue } from '../../../lib/value.js';
 import { Timestamp } from '../../../lib/value.js';
 import type { SourceOutput } from '../../shared/source/index.js';
 import type { HttpServerEvents } from './events.js';
-import { HOLD_TIMEOUT_MS, RETRY_AFTER_SECS, holdWhileClosed } from './hold.js';
+import { type HoldWhileClosed, REQUEST_HOLD_TIMEOUT_MS } from '../../shared/source/index.js';
+
+/** Seconds a refused client is asked to wait (`Retry-After`). */
+const RETRY_AFTER_SECS = 1;
 import { type ParamPattern, selectParams } from './params.js';
 
 /** What the handler needs, compiled once at build time. */
@@ -54,8 +57,16 @@ class Refusal {
 }
 
 /** Builds the request listener of one running source. */
-export function createHandler(ctx: SourceContext, out: SourceOutput, events: HttpServerEvents, o: HandlerOptions): (req: IncomingMessage, res: ServerResponse) => void {
+export function createHandler(
+  ctx: SourceContext,
+  out: SourceOutput,
+  events: HttpServerEvents,
+  o: HandlerOptions,
+  /** The subscription's queue of requests held while the output is full. */
+  held: HoldWhileClosed,
+): (req: IncomingMessage, res: ServerResponse) => void {
   const onDiscard = frameDiscardReporter(ctx);
+
   const { segments, strictPath } = o;
 
   /** The request path matches the configured one segment by segment; strict: with nothing after it. */
@@ -193,7 +204,8 @@ export function createHandler(ctx: SourceContext, out: SourceOutput, events: Htt
     }
     if (!out.isOpen) {
       events.backpressure(false);
-      if (!(await holdWhileClosed(ctx.out, HOLD_TIMEOUT_MS, ctx.scheduler))) {
+      const admitted = held.wait(REQUEST_HOLD_TIMEOUT_MS);
+      if (admitted !== true && !(await admitted)) {
         events.backpressure(true);
         // the body stays unread: closing the connection spares reading it
         return refuse(res, peer, new Refusal(503, 'The pipeline is full; retry later.'), { 'retry-after': String(RETRY_AFTER_SECS), connection: 'close' }, false);

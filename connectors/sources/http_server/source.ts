@@ -16,7 +16,7 @@ import type { EventBatch } from '../../../lib/event.js';
 import { formatSocketAddress, parseSocketAddress, type SocketAddress } from '../../../lib/net/socket-address.js';
 import { parsePath } from '../../../lib/path.js';
 import { listenerTls } from '../../shared/listener-config.js';
-import { runSource } from '../../shared/source/index.js';
+import { holdWhileClosed, runSource } from '../../shared/source/index.js';
 import { type HttpServerSourceConfig, codecsOf } from './config.js';
 import { httpServerEvents } from './events.js';
 import { createHandler } from './handler.js';
@@ -64,7 +64,8 @@ export function buildHttpServerSource(config: HttpServerSourceConfig, ctx: Sourc
   // received bytes are counted by the source itself, tagged with the request path as well
   return runSource(ctx, { acknowledgements: config.acknowledgements.enabled === true }, (out) => {
     const events = httpServerEvents(ctx, protocol);
-    const handle = createHandler(ctx, out, events, handlerOptions);
+    const held = holdWhileClosed(ctx.out, ctx.scheduler);
+    const handle = createHandler(ctx, out, events, handlerOptions, held);
     // when each connection must close: its accept time plus the jittered maximum age, on the scheduler's clock
     const closeAt = new WeakMap<Socket, number>();
     const accepted = (socket: Socket) => closeAt.set(socket, ctx.scheduler.now() + maxAgeSecs * 1000 * (1 + jitter * (2 * Math.random() - 1)));
@@ -101,6 +102,8 @@ export function buildHttpServerSource(config: HttpServerSourceConfig, ctx: Sourc
         }),
       close: () => {
         clearTimeout(cutTimer);
+        // held requests are let go: refused, since nothing will take them
+        held.close();
         server.close();
         server.closeAllConnections();
       },

@@ -1,6 +1,7 @@
 /** Options of the `syslog` source (Vector's `syslog` source: modes, options and defaults as Vector names them). */
 import * as v from 'valibot';
-import { pathItem, posint } from '../../../lib/config/shared.js';
+import { pathItem } from '../../../lib/config/options/checks.js';
+import { posint } from '../../../lib/config/options/numbers.js';
 import { parseSocketAddress } from '../../../lib/net/socket-address.js';
 import { connectionLimitSchema, keepaliveSchema, listenerTlsSchema } from '../../shared/listener-config.js';
 

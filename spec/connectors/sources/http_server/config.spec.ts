@@ -1,11 +1,8 @@
 import { expect } from 'chai';
-import { TestScheduler } from 'rxjs/testing';
 import { catalog } from '../../../../connectors/index.js';
 import { httpServerSource } from '../../../../connectors/sources/http_server/index.js';
-import { holdWhileClosed } from '../../../../connectors/sources/http_server/hold.js';
 import { compileParamPattern } from '../../../../connectors/sources/http_server/params.js';
 import { buildConfig } from '../../../../lib/config/load.js';
-import { GateController } from '../../../../lib/gate.js';
 
 /** `component.path: message` of every problem of a config with this one source. */
 function problems(source: Record<string, unknown>): string[] {
@@ -57,30 +54,3 @@ describe('http_server source: configuration', () => {
   });
 });
 
-describe('holdWhileClosed', () => {
-  let rx: TestScheduler;
-  beforeEach(() => {
-    rx = new TestScheduler((a, e) => {
-      expect(a).to.deep.equal(e);
-    });
-  });
-
-  it('resolves true at once while open, true when the gate opens in time, false after the timeout', () =>
-    rx.run(async ({ flush }) => {
-      expect(await holdWhileClosed(new GateController(true), 100, rx)).to.equal(true);
-      const gate = new GateController(false);
-      const results: [string, boolean, number][] = [];
-      void holdWhileClosed(gate, 100, rx).then((ok) => results.push(['opens', ok, rx.now()]));
-      rx.schedule(() => gate.open(), 40);
-      flush();
-      await Promise.resolve();
-      const closed = new GateController(false);
-      void holdWhileClosed(closed, 100, rx).then((ok) => results.push(['stays closed', ok, rx.now()]));
-      flush();
-      await Promise.resolve();
-      expect(results).to.deep.equal([
-        ['opens', true, 40],
-        ['stays closed', false, 140],
-      ]);
-    }));
-});
