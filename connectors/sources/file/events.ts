@@ -9,7 +9,7 @@ export interface FileEvents {
   /** A file is no longer watched (rotated away or deleted and read to its end, or replaced). */
   fileUnwatched(path: string, reason: string): void;
   /** A file shrank below the read position: it is read again from its start. */
-  fileTruncated(path: string, position: number, size: number): void;
+  fileTruncated(path: string, position: number): void;
   /** A line longer than max_line_bytes was discarded. */
   lineTooLong(path: string, bytes: number, max: number): void;
   /** A path could not be listed, opened or read (permission denied …); other files go on. */
@@ -48,8 +48,8 @@ export function fileEvents(ctx: SourceContext): FileEvents {
       unwatched.add(1);
       ctx.log.info('Stopped watching file.', { file: path, reason });
     },
-    fileTruncated(path, position, size) {
-      ctx.log.info('File was truncated; reading it from its start.', { file: path, file_position: position, size });
+    fileTruncated(path, position) {
+      ctx.log.info('File shrank below the read position (truncated).', { file: path, file_position: position });
     },
     lineTooLong(path, bytes, max) {
       tooLong.add(1);

@@ -170,7 +170,7 @@ class FileServer {
     this.schedule(more ? 0 : IDLE_POLL_MS);
   }
 
-  /** Reads one round (at most max_read_bytes) of one file and emits its lines; returns the bytes read. */
+  /** Reads one round (at most max_read_bytes) of one file and emits its lines; returns the bytes read (1 after a rewind). */
   private readFile(w: FileWatcher, now: number): number {
     const batch: EventBatch = [];
     const onLine = (buf: Buffer, start: number, end: number, offset: number) => batch.push(this.toEvent(w.path, buf.toString('utf8', start, end), offset, now));
@@ -182,17 +182,18 @@ class FileServer {
       return 0;
     }
     if (r.bytes > 0) this.out.received(r.bytes);
-    if (r.result === 'truncated') this.truncated(w);
-    else if (r.result === 'eof' && !w.findable) {
-      if (w.drainedSinceLost || now - w.lostAt >= this.config.rotate_wait_secs * 1000) {
-        // missed by a discovery and read to its end after that: its writer has moved on
-        w.flushHeld(onLine);
-        this.letGo(w, 'no longer found');
-      } else w.drainedSinceLost = true;
-    } else if (!w.findable && now - w.lostAt >= this.config.rotate_wait_secs * 1000) this.letGo(w, 'rotate_wait_secs elapsed');
+    // a file read again from its start is read in the next round, not after the idle pause
+    let progress = r.bytes;
+    if (r.result === 'truncated') progress = this.truncated(w) ? 1 : 0;
+    else if (!w.findable && (r.result === 'eof' || now - w.lostAt > this.config.rotate_wait_secs * 1000)) {
+      // missed by a discovery and read to its end since (or kept for rotate_wait_secs): let go,
+      // with a last line its writer never finished
+      if (r.result === 'eof') w.flushHeld(onLine);
+      this.letGo(w, r.result === 'eof' ? 'read to its end after it was no longer found' : 'rotate_wait_secs elapsed');
+    }
     // a round that only advanced past a discarded line still moves the position
     w.settlement.emit(batch, w.committed);
-    return r.bytes;
+    return progress;
   }
 
   /**
@@ -200,20 +201,21 @@ class FileServer {
    * new file: it is let go, and the next discovery finds its path under the new fingerprint (read
    * from its start). The same fingerprint (or `device_and_inode`) is read again from its start.
    */
-  private truncated(w: FileWatcher): void {
+  private truncated(w: FileWatcher): boolean {
     let now: string | typeof TOO_SHORT = TOO_SHORT;
     try {
       now = fingerprint(w.fd, fstatSync(w.fd), this.fp);
     } catch {
       // unreadable now: treated as changed
     }
-    this.events.fileTruncated(w.path, w.committed, 0);
+    this.events.fileTruncated(w.path, w.committed);
     if (now === w.fingerprint) {
       w.rewind();
-      return;
+      return true;
     }
     this.letGo(w, 'truncated');
     this.lastGlobAt = Number.NEGATIVE_INFINITY;
+    return false;
   }
 
   private letGo(w: FileWatcher, reason: string): void {
@@ -265,7 +267,6 @@ class FileServer {
     for (const w of this.watchers.values()) {
       if (seen.has(w.fingerprint)) {
         w.findable = true;
-        w.drainedSinceLost = false;
       } else if (w.findable) {
         w.findable = false;
         w.lostAt = now;
@@ -305,8 +306,9 @@ class FileServer {
   private watch(f: Found, now: number): void {
     const saved = this.config.ignore_checkpoints ? undefined : this.checkpoints.get(f.fingerprint);
     let position: number;
-    if (saved !== undefined && saved <= f.size) position = saved;
-    else if (saved !== undefined) position = 0; // shorter than its checkpoint: rewritten while stopped
+    // a file shorter than its checkpoint is a copy taken before the last lines were read (a
+    // rotation by copy): what it holds was read, so reading goes on from its end
+    if (saved !== undefined) position = Math.min(saved, f.size);
     else if (this.isStartup && this.config.read_from === 'end') position = f.size;
     else if (this.config.ignore_older_secs !== undefined && f.mtimeMs < now - this.config.ignore_older_secs * 1000) position = f.size;
     else position = 0;

@@ -27,8 +27,6 @@ export class FileWatcher {
   findable = true;
   /** Scheduler time the file was first missed by a discovery. */
   lostAt = 0;
-  /** Whether a read reached the end after the file was missed: it may be let go. */
-  drainedSinceLost = false;
 
   constructor(
     /** The path it was last found at. */
