@@ -17,6 +17,33 @@ const fingerprintSchema = v.optional(
   {},
 );
 
+const regexSchema = (what: string) =>
+  v.pipe(
+    v.string(),
+    v.check((s) => {
+      try {
+        new RegExp(s);
+        return true;
+      } catch {
+        return false;
+      }
+    }, 'must be a valid regular expression'),
+    v.description(what),
+  );
+
+/** Joining consecutive lines into one event (`multiline`); every option is required, as in Vector. */
+const multilineSchema = v.optional(
+  v.strictObject({
+    start_pattern: regexSchema('A line matching this opens a message.'),
+    condition_pattern: regexSchema('Judges the lines after the first; what a match means depends on mode.'),
+    mode: v.pipe(
+      v.picklist(['continue_through', 'continue_past', 'halt_before', 'halt_with']),
+      v.description('continue_through / continue_past: matching lines join (continue_past also takes the first line that does not); halt_before / halt_with: lines join until one matches (halt_with takes it too).'),
+    ),
+    timeout_ms: v.pipe(posint(), v.description('An open message is emitted this long after its last line.')),
+  }),
+);
+
 /** The `file` source options. */
 export const FileSourceConfig = v.strictObject({
   type: v.literal('file'),
@@ -38,6 +65,7 @@ export const FileSourceConfig = v.strictObject({
     Number.MAX_SAFE_INTEGER,
   ),
   fingerprint: fingerprintSchema,
+  multiline: multilineSchema,
   acknowledgements: acknowledgementsSchema,
 });
 /** Validated `file` source options. */

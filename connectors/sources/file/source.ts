@@ -20,6 +20,7 @@ import type { FileSourceConfig } from './config.js';
 import { type FileEvents, fileEvents } from './events.js';
 import { type FingerprintOptions, TOO_SHORT, fingerprint } from './fingerprint.js';
 import { type Glob, compileGlob, findFiles } from './glob.js';
+import { LineAggregator, type MessageSink, type MultilineRules, compileMultiline } from './multiline.js';
 import { FileWatcher } from './watcher.js';
 
 /** Pause between passes that found nothing to read, in milliseconds. */
@@ -68,6 +69,7 @@ class FileServer {
   private readonly keys: Keys;
   private readonly checkpoints: Checkpoints;
   private readonly watchers = new Map<string, FileWatcher>();
+  private readonly multiline: MultilineRules | undefined;
   private timer: Subscription | undefined;
   private waiting: Subscription | undefined;
   private lastGlobAt = Number.NEGATIVE_INFINITY;
@@ -100,6 +102,7 @@ class FileServer {
       file: config.file_key,
       offset: config.offset_key,
     };
+    this.multiline = config.multiline !== undefined ? compileMultiline(config.multiline) : undefined;
     const dataDir = config.data_dir ?? ctx.globals.data_dir;
     try {
       this.checkpoints = new Checkpoints(dataDir, ctx.id);
@@ -113,8 +116,10 @@ class FileServer {
     this.schedule(0);
   }
 
-  /** Shutdown: no further reads; the positions reached are written. */
+  /** Shutdown: no further reads; open multiline messages are emitted, the positions reached are written. */
   drain(): void {
+    if (this.stopped) return;
+    for (const w of this.watchers.values()) this.flushMessage(w);
     this.stop();
   }
 
@@ -129,7 +134,10 @@ class FileServer {
     this.timer?.unsubscribe();
     this.waiting?.unsubscribe();
     this.writeCheckpoints();
-    for (const w of this.watchers.values()) w.close();
+    for (const w of this.watchers.values()) {
+      w.agg?.close();
+      w.close();
+    }
   }
 
   private schedule(delayMs: number): void {
@@ -173,7 +181,12 @@ class FileServer {
   /** Reads one round (at most max_read_bytes) of one file and emits its lines; returns the bytes read (1 after a rewind). */
   private readFile(w: FileWatcher, now: number): number {
     const batch: EventBatch = [];
-    const onLine = (buf: Buffer, start: number, end: number, offset: number) => batch.push(this.toEvent(w.path, buf.toString('utf8', start, end), offset, now));
+    const emit: MessageSink = (message, offset) => batch.push(this.toEvent(w.path, message, offset, now));
+    const agg = w.agg;
+    const onLine =
+      agg === undefined
+        ? (buf: Buffer, start: number, end: number, offset: number) => emit(buf.toString('utf8', start, end), offset)
+        : (buf: Buffer, start: number, end: number, offset: number) => agg.push(buf.toString('utf8', start, end), offset, emit);
     let r: ReturnType<FileWatcher['read']>;
     try {
       r = w.read(this.config.max_read_bytes, onLine, (bytes) => this.events.lineTooLong(w.path, bytes, this.config.max_line_bytes));
@@ -184,16 +197,34 @@ class FileServer {
     if (r.bytes > 0) this.out.received(r.bytes);
     // a file read again from its start is read in the next round, not after the idle pause
     let progress = r.bytes;
-    if (r.result === 'truncated') progress = this.truncated(w) ? 1 : 0;
-    else if (!w.findable && (r.result === 'eof' || now - w.lostAt > this.config.rotate_wait_secs * 1000)) {
+    if (r.result === 'truncated') {
+      // the lines of the old content end here
+      agg?.flush(emit);
+      progress = this.truncated(w) ? 1 : 0;
+    } else if (!w.findable && (r.result === 'eof' || now - w.lostAt > this.config.rotate_wait_secs * 1000)) {
       // missed by a discovery and read to its end since (or kept for rotate_wait_secs): let go,
       // with a last line its writer never finished
       if (r.result === 'eof') w.flushHeld(onLine);
+      agg?.flush(emit);
       this.letGo(w, r.result === 'eof' ? 'read to its end after it was no longer found' : 'rotate_wait_secs elapsed');
     }
     // a round that only advanced past a discarded line still moves the position
-    w.settlement.emit(batch, w.committed);
+    w.settlement.emit(batch, this.position(w));
     return progress;
+  }
+
+  /** Where a restart must read this file again: before an open multiline message, else after the last line. */
+  private position(w: FileWatcher): number {
+    return w.agg?.heldOffset ?? w.committed;
+  }
+
+  /** Emits a file's open multiline message (timed out, shutdown). */
+  private flushMessage(w: FileWatcher): void {
+    if (w.agg === undefined) return;
+    const now = this.ctx.scheduler.now();
+    const batch: EventBatch = [];
+    w.agg.flush((message, offset) => batch.push(this.toEvent(w.path, message, offset, now)));
+    if (batch.length > 0) w.settlement.emit(batch, this.position(w));
   }
 
   /**
@@ -221,6 +252,7 @@ class FileServer {
   private letGo(w: FileWatcher, reason: string): void {
     if (this.watchers.get(w.fingerprint) !== w) return;
     this.watchers.delete(w.fingerprint);
+    w.agg?.close();
     w.close();
     this.events.fileUnwatched(w.path, reason);
   }
@@ -320,8 +352,10 @@ class FileServer {
       (status) => this.events.checkpointHeld(w?.path ?? f.path, status),
     );
     const delimiter = this.fp.delimiter;
-    w = new FileWatcher(f.path, fp, f.fd, f.dev, f.ino, position, settlement, delimiter, this.config.max_line_bytes);
-    this.watchers.set(fp, w);
+    const watcher = new FileWatcher(f.path, fp, f.fd, f.dev, f.ino, position, settlement, delimiter, this.config.max_line_bytes);
+    w = watcher;
+    if (this.multiline !== undefined) watcher.agg = new LineAggregator(this.multiline, this.config.max_line_bytes, this.ctx.scheduler, () => this.flushMessage(watcher));
+    this.watchers.set(fp, watcher);
     this.events.fileAdded(f.path, position, saved !== undefined && position === saved);
   }
 

@@ -6,6 +6,7 @@
  */
 import { closeSync, fstatSync, readSync } from 'node:fs';
 import type { OrderedSettlement } from '../../shared/source/index.js';
+import type { LineAggregator } from './multiline.js';
 
 /** Receives one complete line: `buf[start, end)` (valid only during the call), at file byte `offset`. */
 export type LineSink = (buf: Buffer, start: number, end: number, offset: number) => void;
@@ -25,6 +26,8 @@ export class FileWatcher {
   private discarded = -1;
   /** Whether the last discovery found this file at some path. */
   findable = true;
+  /** The open multiline message (with `multiline`). */
+  agg: LineAggregator | undefined = undefined;
   /** Scheduler time the file was first missed by a discovery. */
   lostAt = 0;
 
