@@ -64,6 +64,10 @@ export const FileSourceConfig = v.strictObject({
     v.pipe(uint(), v.description('How long a file that no longer matches include (rotated away, deleted) stays open while it has unread data.')),
     Number.MAX_SAFE_INTEGER,
   ),
+  oldest_first: v.optional(v.pipe(v.boolean(), v.description('Read the oldest file (by creation time) to its end before newer ones, instead of taking turns.')), false),
+  remove_after_secs: v.optional(
+    v.pipe(uint(), v.description('Delete a file once it was read to its end (and, with acknowledgements, delivered) and nothing was added for this long.')),
+  ),
   fingerprint: fingerprintSchema,
   multiline: multilineSchema,
   acknowledgements: acknowledgementsSchema,

@@ -8,6 +8,10 @@ export interface FileEvents {
   fileAdded(path: string, position: number, resumed: boolean): void;
   /** A file is no longer watched (rotated away or deleted and read to its end, or replaced). */
   fileUnwatched(path: string, reason: string): void;
+  /** remove_after_secs: a file read to its end was deleted. */
+  fileDeleted(path: string): void;
+  /** remove_after_secs: a file could not be deleted; tried again later. */
+  fileDeleteFailed(path: string, err: NodeJS.ErrnoException): void;
   /** A file shrank below the read position: it is read again from its start. */
   fileTruncated(path: string, position: number): void;
   /** A line longer than max_line_bytes was discarded. */
@@ -31,6 +35,8 @@ export function fileEvents(ctx: SourceContext): FileEvents {
   const resumed = t.counter('files_resumed_total');
   const unwatched = t.counter('files_unwatched_total');
   const checkpoints = t.counter('checkpoints_total');
+  const deleted = t.counter('files_deleted_total');
+  const deleteErrors = t.counter('component_errors_total', { error_type: 'deletion_failed', stage: 'receiving' });
   const checksumErrors = t.counter('checksum_errors_total');
   const tooLong = t.counter('component_discarded_events_total', { intentional: 'false' });
   const tooLongErrors = t.counter('component_errors_total', { error_type: 'condition_failed', stage: 'receiving' });
@@ -47,6 +53,14 @@ export function fileEvents(ctx: SourceContext): FileEvents {
     fileUnwatched(path, reason) {
       unwatched.add(1);
       ctx.log.info('Stopped watching file.', { file: path, reason });
+    },
+    fileDeleted(path) {
+      deleted.add(1);
+      ctx.log.info('File deleted.', { file: path });
+    },
+    fileDeleteFailed(path, err) {
+      deleteErrors.add(1);
+      ctx.log.warn('Failed deleting file; trying again later.', { file: path, error: err.message });
     },
     fileTruncated(path, position) {
       ctx.log.info('File shrank below the read position (truncated).', { file: path, file_position: position });

@@ -7,7 +7,7 @@
  * stopped). Positions advance through one ordered settlement per file, so with acknowledgements
  * a checkpoint never passes a line a sink has not delivered.
  */
-import { closeSync, fstatSync, openSync } from 'node:fs';
+import { closeSync, fstatSync, openSync, unlinkSync } from 'node:fs';
 import type { Observable, Subscription } from 'rxjs';
 import type { SourceContext } from '../../../lib/component.js';
 import { type EventBatch, EventMetadata, LogEvent } from '../../../lib/event.js';
@@ -45,6 +45,7 @@ interface Found {
   readonly fd: number;
   readonly size: number;
   readonly mtimeMs: number;
+  readonly createdMs: number;
   readonly dev: number;
   readonly ino: number;
   readonly fingerprint: string;
@@ -163,6 +164,8 @@ class FileServer {
         const read = this.readFile(w, now);
         budget -= read;
         if (read > 0) more = true;
+        // oldest_first: a file with more to read keeps newer ones waiting
+        if (this.config.oldest_first && read >= this.config.max_read_bytes) break;
       }
     }
     if (now - this.lastCheckpointAt >= CHECKPOINT_INTERVAL_MS) {
@@ -194,7 +197,10 @@ class FileServer {
       this.events.fileFailed(w.path, 'reading', err as NodeJS.ErrnoException);
       return 0;
     }
-    if (r.bytes > 0) this.out.received(r.bytes);
+    if (r.bytes > 0) {
+      this.out.received(r.bytes);
+      w.lastReadAt = now;
+    }
     // a file read again from its start is read in the next round, not after the idle pause
     let progress = r.bytes;
     if (r.result === 'truncated') {
@@ -210,7 +216,22 @@ class FileServer {
     }
     // a round that only advanced past a discarded line still moves the position
     w.settlement.emit(batch, this.position(w));
+    if (r.result === 'eof' && this.config.remove_after_secs !== undefined && this.watchers.get(w.fingerprint) === w) this.removeIfDone(w, now, this.config.remove_after_secs * 1000);
     return progress;
+  }
+
+  /** remove_after_secs: deletes a file read to its end, idle that long, its lines all settled. */
+  private removeIfDone(w: FileWatcher, now: number, afterMs: number): void {
+    if (now - w.lastReadAt < afterMs || w.settlement.pending > 0 || w.heldBytes > 0 || w.agg?.heldOffset !== undefined) return;
+    try {
+      unlinkSync(w.path);
+    } catch (err) {
+      const e = err as NodeJS.ErrnoException;
+      if (e.code !== 'ENOENT') return this.events.fileDeleteFailed(w.path, e);
+    }
+    this.events.fileDeleted(w.path);
+    this.letGo(w, 'deleted after remove_after_secs');
+    this.checkpoints.delete(w.fingerprint);
   }
 
   /** Where a restart must read this file again: before an open multiline message, else after the last line. */
@@ -277,6 +298,8 @@ class FileServer {
       const f = this.identify(path);
       if (f !== undefined) found.push(f);
     }
+    // files found together are watched oldest first (their turn order, and oldest_first's)
+    found.sort((a, b) => a.createdMs - b.createdMs);
     const seen = new Set<string>();
     for (const f of found) {
       const w = this.watchers.get(f.fingerprint);
@@ -327,7 +350,8 @@ class FileServer {
         closeSync(fd);
         return undefined;
       }
-      return { path, fd, size: st.size, mtimeMs: st.mtimeMs, dev: st.dev, ino: st.ino, fingerprint: fp };
+      const createdMs = st.birthtimeMs > 0 ? st.birthtimeMs : st.mtimeMs;
+      return { path, fd, size: st.size, mtimeMs: st.mtimeMs, createdMs, dev: st.dev, ino: st.ino, fingerprint: fp };
     } catch (err) {
       closeSync(fd);
       this.events.checksumFailed(path, err as NodeJS.ErrnoException);
@@ -354,6 +378,7 @@ class FileServer {
     const delimiter = this.fp.delimiter;
     const watcher = new FileWatcher(f.path, fp, f.fd, f.dev, f.ino, position, settlement, delimiter, this.config.max_line_bytes);
     w = watcher;
+    watcher.lastReadAt = now;
     if (this.multiline !== undefined) watcher.agg = new LineAggregator(this.multiline, this.config.max_line_bytes, this.ctx.scheduler, () => this.flushMessage(watcher));
     this.watchers.set(fp, watcher);
     this.events.fileAdded(f.path, position, saved !== undefined && position === saved);

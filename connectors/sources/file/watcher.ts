@@ -28,6 +28,8 @@ export class FileWatcher {
   findable = true;
   /** The open multiline message (with `multiline`). */
   agg: LineAggregator | undefined = undefined;
+  /** Scheduler time of the last read that returned data (remove_after_secs). */
+  lastReadAt = 0;
   /** Scheduler time the file was first missed by a discovery. */
   lostAt = 0;
 
