@@ -1,6 +1,7 @@
 /** Options of the `file` source, with the defaults of Vector's `file` source documentation page. */
 import * as v from 'valibot';
 import { acknowledgementsSchema, posint, uint } from '../../../lib/config/shared.js';
+import { charsetName } from './charset.js';
 
 const nonEmpty = () => v.pipe(v.string(), v.minLength(1, 'must not be empty'));
 
@@ -67,6 +68,19 @@ export const FileSourceConfig = v.strictObject({
   oldest_first: v.optional(v.pipe(v.boolean(), v.description('Read the oldest file (by creation time) to its end before newer ones, instead of taking turns.')), false),
   remove_after_secs: v.optional(
     v.pipe(uint(), v.description('Delete a file once it was read to its end (and, with acknowledgements, delivered) and nothing was added for this long.')),
+  ),
+  encoding: v.optional(
+    v.strictObject({
+      charset: v.pipe(
+        v.string(),
+        v.rawCheck(({ dataset, addIssue }) => {
+          if (!dataset.typed) return;
+          const name = charsetName(dataset.value);
+          if (typeof name !== 'string') addIssue({ message: name.error });
+        }),
+        v.description('Character set of the files (an Encoding Standard label such as utf-16le, windows-1252, shift_jis); events are UTF-8.'),
+      ),
+    }),
   ),
   fingerprint: fingerprintSchema,
   multiline: multilineSchema,

@@ -15,6 +15,7 @@ import { whenOpen } from '../../../lib/gate.js';
 import { type ObjectValue, Timestamp } from '../../../lib/value.js';
 import { OrderedSettlement, type SourceOutput, runSource } from '../../shared/source/index.js';
 import { LOCAL_HOST } from './host.js';
+import { type Charset, openCharset } from './charset.js';
 import { Checkpoints } from './checkpoints.js';
 import type { FileSourceConfig } from './config.js';
 import { type FileEvents, fileEvents } from './events.js';
@@ -71,6 +72,7 @@ class FileServer {
   private readonly checkpoints: Checkpoints;
   private readonly watchers = new Map<string, FileWatcher>();
   private readonly multiline: MultilineRules | undefined;
+  private readonly charset: Charset;
   private timer: Subscription | undefined;
   private waiting: Subscription | undefined;
   private lastGlobAt = Number.NEGATIVE_INFINITY;
@@ -86,7 +88,8 @@ class FileServer {
     this.events = fileEvents(ctx);
     this.include = config.include.map(compileGlob);
     this.exclude = config.exclude.map(compileGlob);
-    const delimiter = Buffer.from(config.line_delimiter, 'utf8');
+    this.charset = openCharset(config.encoding?.charset, config.line_delimiter);
+    const delimiter = this.charset.delimiter;
     this.fp = {
       strategy: config.fingerprint.strategy,
       lines: config.fingerprint.lines,
@@ -186,10 +189,11 @@ class FileServer {
     const batch: EventBatch = [];
     const emit: MessageSink = (message, offset) => batch.push(this.toEvent(w.path, message, offset, now));
     const agg = w.agg;
+    const decode = this.charset.decode;
     const onLine =
       agg === undefined
-        ? (buf: Buffer, start: number, end: number, offset: number) => emit(buf.toString('utf8', start, end), offset)
-        : (buf: Buffer, start: number, end: number, offset: number) => agg.push(buf.toString('utf8', start, end), offset, emit);
+        ? (buf: Buffer, start: number, end: number, offset: number) => emit(decode(buf, start, end), offset)
+        : (buf: Buffer, start: number, end: number, offset: number) => agg.push(decode(buf, start, end), offset, emit);
     let r: ReturnType<FileWatcher['read']>;
     try {
       r = w.read(this.config.max_read_bytes, onLine, (bytes) => this.events.lineTooLong(w.path, bytes, this.config.max_line_bytes));
