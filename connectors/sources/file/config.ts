@@ -83,6 +83,12 @@ export const FileSourceConfig = v.strictObject({
     }),
   ),
   fingerprint: fingerprintSchema,
+  internal_metrics: v.optional(
+    v.strictObject({
+      include_file_tag: v.optional(v.pipe(v.boolean(), v.description('Tag the per-file internal metrics (files_added_total …) with the file path; one series per file.')), false),
+    }),
+    {},
+  ),
   multiline: multilineSchema,
   acknowledgements: acknowledgementsSchema,
 });

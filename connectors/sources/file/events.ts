@@ -28,16 +28,24 @@ export interface FileEvents {
   checkpointHeld(path: string, status: DeliveryStatus): void;
 }
 
-/** Binds the counters of one source. */
-export function fileEvents(ctx: SourceContext): FileEvents {
+/** A per-file counter: tagged with the path under `internal_metrics.include_file_tag`, else one counter bound once. */
+type FileCounter = (path: string) => { add(n: number): void };
+
+/** Binds the counters of one source; `fileTag` adds a `file` tag to the per-file ones, as Vector's option does. */
+export function fileEvents(ctx: SourceContext, fileTag = false): FileEvents {
   const t = ctx.telemetry;
-  const added = t.counter('files_added_total');
-  const resumed = t.counter('files_resumed_total');
-  const unwatched = t.counter('files_unwatched_total');
+  const perFile = (name: string): FileCounter => {
+    if (fileTag) return (path) => t.counter(name, { file: path });
+    const c = t.counter(name);
+    return () => c;
+  };
+  const added = perFile('files_added_total');
+  const resumed = perFile('files_resumed_total');
+  const unwatched = perFile('files_unwatched_total');
   const checkpoints = t.counter('checkpoints_total');
-  const deleted = t.counter('files_deleted_total');
+  const deleted = perFile('files_deleted_total');
   const deleteErrors = t.counter('component_errors_total', { error_type: 'deletion_failed', stage: 'receiving' });
-  const checksumErrors = t.counter('checksum_errors_total');
+  const checksumErrors = perFile('checksum_errors_total');
   const tooLong = t.counter('component_discarded_events_total', { intentional: 'false' });
   const tooLongErrors = t.counter('component_errors_total', { error_type: 'condition_failed', stage: 'receiving' });
   const readErrors = t.counter('component_errors_total', { error_type: 'reader_failed', stage: 'receiving' });
@@ -46,16 +54,16 @@ export function fileEvents(ctx: SourceContext): FileEvents {
   const reported = new Set<string>();
   return {
     fileAdded(path, position, isResumed) {
-      added.add(1);
-      if (isResumed) resumed.add(1);
+      added(path).add(1);
+      if (isResumed) resumed(path).add(1);
       ctx.log.info(isResumed ? 'Resuming to watch file.' : 'Found new file to watch.', { file: path, file_position: position });
     },
     fileUnwatched(path, reason) {
-      unwatched.add(1);
+      unwatched(path).add(1);
       ctx.log.info('Stopped watching file.', { file: path, reason });
     },
     fileDeleted(path) {
-      deleted.add(1);
+      deleted(path).add(1);
       ctx.log.info('File deleted.', { file: path });
     },
     fileDeleteFailed(path, err) {
@@ -79,7 +87,7 @@ export function fileEvents(ctx: SourceContext): FileEvents {
       ctx.log.error(`Failed ${stage} file; skipping it.`, { file: path, error: err.message, code: err.code ?? '' });
     },
     checksumFailed(path, err) {
-      checksumErrors.add(1);
+      checksumErrors(path).add(1);
       ctx.log.error('Failed reading the first lines for the file checksum.', { file: path, error: err.message });
     },
     checkpointsWritten(count) {

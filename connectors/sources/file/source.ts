@@ -85,7 +85,7 @@ class FileServer {
     private readonly ctx: SourceContext,
     private readonly out: SourceOutput,
   ) {
-    this.events = fileEvents(ctx);
+    this.events = fileEvents(ctx, config.internal_metrics.include_file_tag);
     this.include = config.include.map(compileGlob);
     this.exclude = config.exclude.map(compileGlob);
     this.charset = openCharset(config.encoding?.charset, config.line_delimiter);

@@ -58,3 +58,28 @@ describe('file source: oldest_first and remove_after_secs', () => {
     expect(existsSync(h.path('held.log'))).to.equal(false);
   });
 });
+
+describe('file source: internal metrics', () => {
+  let h: Harness;
+  beforeEach(() => {
+    h = new Harness();
+  });
+  afterEach(() => h.dispose());
+
+  it("Vector's names: files_added_total, files_resumed_total, files_unwatched_total, checkpoints_total; include_file_tag tags them with the path", () => {
+    writeFileSync(h.path('a.log'), 'a\n');
+    const first = h.start();
+    h.advance(1500);
+    expect(first.ctx.metric('files_added_total')).to.equal(1);
+    expect(first.ctx.metric('files_resumed_total')).to.equal(0);
+    expect(first.ctx.metric('checkpoints_total')).to.be.at.least(1);
+    first.stop();
+    const tagged = h.start({ internal_metrics: { include_file_tag: true } });
+    h.advance(10);
+    expect(tagged.ctx.metric('files_resumed_total', { file: h.path('a.log') })).to.equal(1);
+    rmSync(h.path('a.log'));
+    h.advance(1500);
+    expect(tagged.ctx.metric('files_unwatched_total', { file: h.path('a.log') })).to.equal(1);
+    expect(first.ctx.metric('files_unwatched_total', { file: h.path('a.log') })).to.equal(0);
+  });
+});
