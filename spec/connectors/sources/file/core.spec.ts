@@ -116,3 +116,30 @@ describe('file source: discovery and lines', () => {
     expect(r.events()[0]!.fields.file).to.equal(h.path('link.log'));
   });
 });
+
+describe('file source: files that cannot be read', () => {
+  let h: Harness;
+  beforeEach(() => {
+    h = new Harness();
+  });
+  afterEach(() => h.dispose());
+
+  it('a path that cannot be opened is counted and reported once; the other files are read', async () => {
+    const { chmodSync, symlinkSync } = await import('node:fs');
+    writeFileSync(h.path('good.log'), 'good\n');
+    // a symbolic link loop fails for every user (root ignores permission bits)
+    symlinkSync(h.path('loop-b.log'), h.path('loop-a.log'));
+    symlinkSync(h.path('loop-a.log'), h.path('loop-b.log'));
+    const asRoot = process.getuid?.() === 0;
+    if (!asRoot) {
+      writeFileSync(h.path('denied.log'), 'secret\n');
+      chmodSync(h.path('denied.log'), 0o000);
+    }
+    const r = h.start();
+    h.advance(3500);
+    expect(r.messages()).to.deep.equal(['good']);
+    expect(r.ctx.metric('component_errors_total', { error_type: 'reader_failed' })).to.equal(asRoot ? 2 * 4 : 3 * 4);
+    // reported once per path, however often discovery meets it
+    expect(r.ctx.lines.filter((l) => l.includes('loop-a.log')).length).to.equal(1);
+  });
+});
