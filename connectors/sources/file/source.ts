@@ -187,7 +187,9 @@ class FileServer {
   /** Reads one round (at most max_read_bytes) of one file and emits its lines; returns the bytes read (1 after a rewind). */
   private readFile(w: FileWatcher, now: number): number {
     const batch: EventBatch = [];
-    const emit: MessageSink = (message, offset) => batch.push(this.toEvent(w.path, message, offset, now));
+    // one timestamp for the events of one read: they were read at the same moment
+    const stamp = new Timestamp(Math.floor(now));
+    const emit: MessageSink = (message, offset) => batch.push(this.toEvent(w.path, message, offset, stamp));
     const agg = w.agg;
     const decode = this.charset.decode;
     const onLine =
@@ -248,7 +250,8 @@ class FileServer {
     if (w.agg === undefined) return;
     const now = this.ctx.scheduler.now();
     const batch: EventBatch = [];
-    w.agg.flush((message, offset) => batch.push(this.toEvent(w.path, message, offset, now)));
+    const stamp = new Timestamp(Math.floor(now));
+    w.agg.flush((message, offset) => batch.push(this.toEvent(w.path, message, offset, stamp)));
     if (batch.length > 0) w.settlement.emit(batch, this.position(w));
   }
 
@@ -282,7 +285,7 @@ class FileServer {
     this.events.fileUnwatched(w.path, reason);
   }
 
-  private toEvent(path: string, message: string, offset: number, now: number): LogEvent {
+  private toEvent(path: string, message: string, offset: number, stamp: Timestamp): LogEvent {
     const k = this.keys;
     const fields: ObjectValue = {};
     fields[k.message] = message;
@@ -290,7 +293,7 @@ class FileServer {
     fields[k.host] = LOCAL_HOST;
     if (k.offset !== undefined) fields[k.offset] = offset;
     fields[k.sourceType] = 'file';
-    fields[k.timestamp] = new Timestamp(Math.floor(now));
+    fields[k.timestamp] = stamp;
     return new LogEvent(fields, new EventMetadata(this.ctx.id, 'file'));
   }
 
