@@ -60,3 +60,11 @@ describe('file source: weir validate', () => {
     }
   });
 });
+
+describe('file source: Vector options weir leaves out', () => {
+  it('are refused, named as not supported rather than as typos', async () => {
+    const { code, out } = await validate(`[sources.logs]\ntype = "file"\ninclude = ["/tmp/*.log"]\nstart_at_beginning = true\n${SINK}`);
+    expect(code, out).to.equal(78);
+    expect(out).to.include('sources.logs.start_at_beginning').and.include('not supported');
+  });
+});
