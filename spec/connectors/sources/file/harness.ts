@@ -31,14 +31,17 @@ export class Harness {
   }
 
   /** Starts a source with `data_dir` set and `include` defaulting to every `*.log` below the folder. */
-  start(o: Record<string, unknown> = {}, opts: { acknowledgements?: boolean } = {}): Running {
+  start(o: Record<string, unknown> = {}, opts: { acknowledgements?: boolean; onBatch?: (ctx: TestSourceContext) => void } = {}): Running {
     const config = v.parse(FileSourceConfig, { type: 'file', include: [`${this.dir}/**/*.log`], data_dir: this.data, ...o });
     const base = testSourceContext('file', 'in', this.scheduler);
     const ctx: TestSourceContext = { ...base, acknowledgements: opts.acknowledgements ?? false };
     const batches: LogEvent[][] = [];
     const errors: unknown[] = [];
     const sub: Subscription = buildFileSource(config, ctx).subscribe({
-      next: (b: EventBatch) => batches.push(b as LogEvent[]),
+      next: (b: EventBatch) => {
+        batches.push(b as LogEvent[]);
+        opts.onBatch?.(ctx);
+      },
       error: (e: unknown) => errors.push(e),
     });
     const events = () => batches.flat();

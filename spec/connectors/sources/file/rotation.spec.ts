@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { execFile } from 'node:child_process';
-import { appendFileSync, closeSync, constants, existsSync, openSync, readdirSync, truncateSync, unlinkSync, writeFileSync, writeSync } from 'node:fs';
+import { appendFileSync, closeSync, constants, existsSync, openSync, readdirSync, renameSync, truncateSync, unlinkSync, writeFileSync, writeSync } from 'node:fs';
 import { Harness, type Running } from './harness.js';
 
 const LOGROTATE = ['/usr/sbin/logrotate', '/usr/bin/logrotate'].find(existsSync);
@@ -117,6 +117,41 @@ describe('file source: rotation by the real logrotate', function () {
     await runWhile(h, r, w, logrotate(h, `${log} {\n  rotate 3\n  create\n  compress\n  missingok\n}\n`));
     expect(readdirSync(h.dir)).to.include('app.log.1.gz');
     expect(numbers(r)).to.deep.equal(Array.from({ length: w.next }, (_, i) => i));
+  });
+
+  const rotatedWhileBlocked = (o: Record<string, unknown>) => {
+    writeFileSync(h.path('app.log'), `${Array.from({ length: 100 }, (_, i) => `line ${i}`).join('\n')}\n`);
+    // the output takes one batch at a time: the gate closes after each
+    const r = h.start({ max_read_bytes: 64, ...o }, { onBatch: (ctx) => ctx.gate.close() });
+    r.ctx.gate.close();
+    h.advance(10);
+    renameSync(h.path('app.log'), h.path('app.log.1'));
+    h.advance(1500);
+    // the next discovery misses it: rotated away
+    r.ctx.gate.open();
+    h.advance(1);
+    h.advance(5000);
+    r.ctx.gate.open();
+    h.advance(1);
+    for (let i = 0; i < 100; i++) {
+      r.ctx.gate.open();
+      h.advance(1);
+    }
+    return r;
+  };
+
+  it('rotate_wait_secs: a rotated file is let go that long after it was missed, even with lines left', () => {
+    const r = rotatedWhileBlocked({ rotate_wait_secs: 1 });
+    // one round when it was missed, one more after the wait: then it is let go
+    expect(r.batches.length).to.equal(2);
+    expect(r.ctx.metric('files_unwatched_total')).to.equal(1);
+    expect(r.ctx.lines.some((l) => l.includes('rotate_wait_secs elapsed'))).to.equal(true);
+  });
+
+  it('rotate_wait_secs by default: a rotated file is read to its end first', () => {
+    const r = rotatedWhileBlocked({});
+    expect(r.messages()).to.have.length(100);
+    expect(r.ctx.metric('files_unwatched_total')).to.equal(1);
   });
 
   it('a file deleted while being read is read to its end, then let go', () => {
