@@ -20,9 +20,21 @@ export interface FingerprintOptions {
 /** The checksum needs lines the file does not have yet: it is read once it grows. */
 export const TOO_SHORT = Symbol('too short');
 
-/** Reads the fingerprint of an open file: a string key, or {@link TOO_SHORT}. Throws on a read error. */
-export function fingerprint(fd: number, stats: Stats, o: FingerprintOptions): string | typeof TOO_SHORT {
+/** Compressed bytes a gzip file's checksum covers: its header and the start of its deflate data. */
+const GZIP_CHECKSUM_BYTES = 256;
+
+/**
+ * Reads the fingerprint of an open file: a string key, or {@link TOO_SHORT}. A gzip file (`gzip`)
+ * has no lines to hash before decompression: its checksum covers its first compressed bytes.
+ * Throws on a read error.
+ */
+export function fingerprint(fd: number, stats: Stats, o: FingerprintOptions, gzip = false): string | typeof TOO_SHORT {
   if (o.strategy === 'device_and_inode') return `dev:${stats.dev}:${stats.ino}`;
+  if (gzip) {
+    const head = Buffer.allocUnsafe(Math.min(stats.size, GZIP_CHECKSUM_BYTES));
+    const n = readSync(fd, head, 0, head.length, 0);
+    return `gz:${createHash('sha256').update(head.subarray(0, n)).digest('hex').slice(0, 32)}`;
+  }
   const buf = Buffer.allocUnsafe(Math.min(o.maxBytes, 1 << 20));
   let held = 0;
   let lines = 0;

@@ -7,7 +7,7 @@
  * stopped). Positions advance through one ordered settlement per file, so with acknowledgements
  * a checkpoint never passes a line a sink has not delivered.
  */
-import { closeSync, fstatSync, openSync, unlinkSync } from 'node:fs';
+import { closeSync, fstatSync, openSync, readSync, unlinkSync } from 'node:fs';
 import type { Observable, Subscription } from 'rxjs';
 import type { SourceContext } from '../../../lib/component.js';
 import { type EventBatch, EventMetadata, LogEvent } from '../../../lib/event.js';
@@ -21,6 +21,7 @@ import type { FileSourceConfig } from './config.js';
 import { type FileEvents, fileEvents } from './events.js';
 import { type FingerprintOptions, TOO_SHORT, fingerprint } from './fingerprint.js';
 import { type Glob, compileGlob, findFiles } from './glob.js';
+import { GzipWatcher, isGzip } from './gzip.js';
 import { LineAggregator, type MessageSink, type MultilineRules, compileMultiline } from './multiline.js';
 import { FileWatcher } from './watcher.js';
 
@@ -50,6 +51,7 @@ interface Found {
   readonly dev: number;
   readonly ino: number;
   readonly fingerprint: string;
+  readonly gzip: boolean;
 }
 
 /** Where each event field goes. */
@@ -201,6 +203,8 @@ class FileServer {
       r = w.read(this.config.max_read_bytes, onLine, (bytes) => this.events.lineTooLong(w.path, bytes, this.config.max_line_bytes));
     } catch (err) {
       this.events.fileFailed(w.path, 'reading', err as NodeJS.ErrnoException);
+      // a gzip file that cannot be decompressed further is let go; lines read from it stand
+      if (w instanceof GzipWatcher) this.letGo(w, 'decompression failed');
       return 0;
     }
     if (r.bytes > 0) {
@@ -213,7 +217,7 @@ class FileServer {
       // the lines of the old content end here
       agg?.flush(emit);
       progress = this.truncated(w) ? 1 : 0;
-    } else if (!w.findable && (r.result === 'eof' || now - w.lostAt > this.config.rotate_wait_secs * 1000)) {
+    } else if (!w.findable && ((r.result === 'eof' && w.atEnd) || now - w.lostAt > this.config.rotate_wait_secs * 1000)) {
       // missed by a discovery and read to its end since (or kept for rotate_wait_secs): let go,
       // with a last line its writer never finished
       if (r.result === 'eof') w.flushHeld(onLine);
@@ -222,7 +226,7 @@ class FileServer {
     }
     // a round that only advanced past a discarded line still moves the position
     w.settlement.emit(batch, this.position(w));
-    if (r.result === 'eof' && this.config.remove_after_secs !== undefined && this.watchers.get(w.fingerprint) === w) this.removeIfDone(w, now, this.config.remove_after_secs * 1000);
+    if (r.result === 'eof' && w.atEnd && this.config.remove_after_secs !== undefined && this.watchers.get(w.fingerprint) === w) this.removeIfDone(w, now, this.config.remove_after_secs * 1000);
     return progress;
   }
 
@@ -352,13 +356,15 @@ class FileServer {
         closeSync(fd);
         return undefined;
       }
-      const fp = fingerprint(fd, st, this.fp);
+      const head = Buffer.alloc(2);
+      const gzip = isGzip(head.subarray(0, readSync(fd, head, 0, 2, 0)));
+      const fp = fingerprint(fd, st, this.fp, gzip);
       if (fp === TOO_SHORT) {
         closeSync(fd);
         return undefined;
       }
       const createdMs = st.birthtimeMs > 0 ? st.birthtimeMs : st.mtimeMs;
-      return { path, fd, size: st.size, mtimeMs: st.mtimeMs, createdMs, dev: st.dev, ino: st.ino, fingerprint: fp };
+      return { path, fd, size: st.size, mtimeMs: st.mtimeMs, createdMs, dev: st.dev, ino: st.ino, fingerprint: fp, gzip };
     } catch (err) {
       closeSync(fd);
       this.events.checksumFailed(path, err as NodeJS.ErrnoException);
@@ -368,13 +374,16 @@ class FileServer {
 
   private watch(f: Found, now: number): void {
     const saved = this.config.ignore_checkpoints ? undefined : this.checkpoints.get(f.fingerprint);
+    const fromEnd =
+      (this.isStartup && this.config.read_from === 'end') ||
+      (this.config.ignore_older_secs !== undefined && f.mtimeMs < now - this.config.ignore_older_secs * 1000);
     let position: number;
+    // a gzip file's positions count decompressed bytes; read from its end, nothing of it is read
+    if (f.gzip) position = saved ?? (fromEnd ? Number.MAX_SAFE_INTEGER : 0);
     // a file shorter than its checkpoint is a copy taken before the last lines were read (a
     // rotation by copy): what it holds was read, so reading goes on from its end
-    if (saved !== undefined) position = Math.min(saved, f.size);
-    else if (this.isStartup && this.config.read_from === 'end') position = f.size;
-    else if (this.config.ignore_older_secs !== undefined && f.mtimeMs < now - this.config.ignore_older_secs * 1000) position = f.size;
-    else position = 0;
+    else if (saved !== undefined) position = Math.min(saved, f.size);
+    else position = fromEnd ? f.size : 0;
     const fp = f.fingerprint;
     let w: FileWatcher | undefined;
     const settlement = new OrderedSettlement<number>(
@@ -383,7 +392,7 @@ class FileServer {
       (status) => this.events.checkpointHeld(w?.path ?? f.path, status),
     );
     const delimiter = this.fp.delimiter;
-    const watcher = new FileWatcher(f.path, fp, f.fd, f.dev, f.ino, position, settlement, delimiter, this.config.max_line_bytes);
+    const watcher = new (f.gzip ? GzipWatcher : FileWatcher)(f.path, fp, f.fd, f.dev, f.ino, position, settlement, delimiter, this.config.max_line_bytes);
     w = watcher;
     watcher.lastReadAt = now;
     if (this.multiline !== undefined) watcher.agg = new LineAggregator(this.multiline, this.config.max_line_bytes, this.ctx.scheduler, () => this.flushMessage(watcher));

@@ -49,6 +49,11 @@ export class FileWatcher {
     this.committed = position;
   }
 
+  /** Whether an end-of-file read means all content was read (a gzip file may still be decompressing). */
+  get atEnd(): boolean {
+    return true;
+  }
+
   /** Bytes held for an incomplete line. */
   get heldBytes(): number {
     return this.carry.length;
@@ -59,14 +64,11 @@ export class FileWatcher {
    * each discarded line once its end is seen. Throws on a read error.
    */
   read(maxBytes: number, onLine: LineSink, onTooLong: (bytes: number) => void): { result: ReadResult; bytes: number } {
-    const chunk = Buffer.allocUnsafe(maxBytes);
-    const n = readSync(this.fd, chunk, 0, maxBytes, this.readPos);
-    if (n === 0) {
-      const size = fstatSync(this.fd).size;
-      return { result: size < this.readPos ? 'truncated' : 'eof', bytes: 0 };
-    }
+    const got = this.readChunk(maxBytes, this.readPos);
+    if (typeof got === 'string') return { result: got, bytes: 0 };
+    const n = got.length;
     this.readPos += n;
-    const data = this.carry.length === 0 ? chunk.subarray(0, n) : Buffer.concat([this.carry, chunk.subarray(0, n)]);
+    const data = this.carry.length === 0 ? got : Buffer.concat([this.carry, got]);
     const base = this.committed;
     const d = this.delimiter;
     let from = 0;
@@ -100,6 +102,14 @@ export class FileWatcher {
     this.carry = Buffer.alloc(0);
     onLine(held, 0, held.length, this.committed);
     this.committed += held.length;
+  }
+
+  /** At most `maxBytes` of content from `position` on; or why there are none now. */
+  protected readChunk(maxBytes: number, position: number): Buffer | 'eof' | 'truncated' {
+    const chunk = Buffer.allocUnsafe(maxBytes);
+    const n = readSync(this.fd, chunk, 0, maxBytes, position);
+    if (n > 0) return chunk.subarray(0, n);
+    return fstatSync(this.fd).size < position ? 'truncated' : 'eof';
   }
 
   /** Starts over at the beginning of the file (it was truncated). */
