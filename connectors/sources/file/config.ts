@@ -52,7 +52,7 @@ export const FileSourceConfig = v.strictObject({
   exclude: v.optional(v.pipe(v.array(nonEmpty()), v.description('Glob patterns of paths to leave out, applied after include.')), []),
   glob_minimum_cooldown_ms: v.optional(v.pipe(uint(), v.description('Least time in milliseconds between two searches for files matching include.')), 1000),
   read_from: v.optional(v.pipe(v.picklist(['beginning', 'end']), v.description('Where a file found at startup without a checkpoint is read from; files found later are read from the beginning.')), 'beginning'),
-  ignore_older_secs: v.optional(v.pipe(uint(), v.description('Files last modified longer ago than this are read from their end only.'))),
+  ignore_older_secs: v.optional(v.pipe(uint(), v.description('Files last modified this long before startup are read from their end only, checkpoint or not (gzip files not at all).'))),
   max_line_bytes: v.optional(v.pipe(posint(), v.description('Longest line in bytes; longer lines are discarded and counted.')), 102_400),
   max_read_bytes: v.optional(v.pipe(posint(), v.description('Most bytes read from one file before the next file gets its turn.')), 2048),
   line_delimiter: v.optional(v.pipe(nonEmpty(), v.description('The string that ends a line.')), '\n'),

@@ -80,6 +80,8 @@ class FileServer {
   private lastGlobAt = Number.NEGATIVE_INFINITY;
   private lastCheckpointAt = 0;
   private isStartup = true;
+  /** Files last modified before this (ms since the epoch) are read from their end (ignore_older_secs, fixed at startup). */
+  private readonly ignoreBeforeMs: number | undefined;
   private stopped = false;
 
   constructor(
@@ -108,6 +110,7 @@ class FileServer {
       file: config.file_key,
       offset: config.offset_key,
     };
+    this.ignoreBeforeMs = config.ignore_older_secs !== undefined ? ctx.scheduler.now() - config.ignore_older_secs * 1000 : undefined;
     this.multiline = config.multiline !== undefined ? compileMultiline(config.multiline) : undefined;
     const dataDir = config.data_dir ?? ctx.globals.data_dir;
     try {
@@ -374,12 +377,14 @@ class FileServer {
 
   private watch(f: Found, now: number): void {
     const saved = this.config.ignore_checkpoints ? undefined : this.checkpoints.get(f.fingerprint);
-    const fromEnd =
-      (this.isStartup && this.config.read_from === 'end') ||
-      (this.config.ignore_older_secs !== undefined && f.mtimeMs < now - this.config.ignore_older_secs * 1000);
+    // as Vector does: a file last modified before startup minus ignore_older_secs is read from its
+    // end, checkpoint or not
+    const tooOld = this.ignoreBeforeMs !== undefined && f.mtimeMs < this.ignoreBeforeMs;
+    const fromEnd = tooOld || (saved === undefined && this.isStartup && this.config.read_from === 'end');
     let position: number;
     // a gzip file's positions count decompressed bytes; read from its end, nothing of it is read
-    if (f.gzip) position = saved ?? (fromEnd ? Number.MAX_SAFE_INTEGER : 0);
+    if (f.gzip) position = tooOld ? Number.MAX_SAFE_INTEGER : (saved ?? (fromEnd ? Number.MAX_SAFE_INTEGER : 0));
+    else if (tooOld) position = f.size;
     // a file shorter than its checkpoint is a copy taken before the last lines were read (a
     // rotation by copy): what it holds was read, so reading goes on from its end
     else if (saved !== undefined) position = Math.min(saved, f.size);

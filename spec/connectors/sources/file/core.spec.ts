@@ -69,6 +69,23 @@ describe('file source: discovery and lines', () => {
     expect(r.messages().sort()).to.deep.equal(['fresh', 'revived']);
   });
 
+  it('ignore_older_secs wins over a checkpoint: a stale file is read from its end', () => {
+    writeFileSync(h.path('stale.log'), 'one\n');
+    h.scheduler.frame = Date.now();
+    const first = h.start();
+    h.advance(10);
+    first.stop();
+    appendFileSync(h.path('stale.log'), 'two, while stopped\n');
+    const old = (Date.now() - 3600_000) / 1000;
+    utimesSync(h.path('stale.log'), old, old);
+    const second = h.start({ ignore_older_secs: 600 });
+    h.advance(10);
+    expect(second.messages()).to.deep.equal([]);
+    appendFileSync(h.path('stale.log'), 'three\n');
+    h.advance(300);
+    expect(second.messages()).to.deep.equal(['three']);
+  });
+
   it('max_line_bytes: a longer line is discarded even across reads, counted and warned about; its neighbours stay', () => {
     writeFileSync(h.path('long.log'), `short 1\n${'x'.repeat(100)}\nshort 2\n${'y'.repeat(11)}\n${'z'.repeat(10)}\n`);
     const r = h.start({ max_line_bytes: 10, max_read_bytes: 7 });
