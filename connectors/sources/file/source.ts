@@ -34,6 +34,9 @@ export const CHECKPOINT_INTERVAL_MS = 1000;
 
 /** Builds the source; fails (as a build error) when the checkpoint folder cannot be made or read. */
 export function buildFileSource(config: FileSourceConfig, ctx: SourceContext): Observable<EventBatch> {
+  // as on Vector's file source: deprecated, acknowledgements are asked for by sinks
+  if (config.acknowledgements.enabled !== undefined)
+    ctx.log.warn('acknowledgements.enabled on the file source is deprecated and has no effect; enable acknowledgements on the sinks or globally.');
   return runSource(ctx, {}, (out) => {
     const server = new FileServer(config, ctx, out);
     server.start();

@@ -108,4 +108,14 @@ describe('file source: identity and checkpoints', () => {
     h.advance(10);
     expect(again.messages()).to.deep.equal(['l3', 'l4']);
   });
+
+  it('acknowledgements.enabled on the source is deprecated: a warning, and the sinks decide', () => {
+    writeFileSync(h.path('a.log'), 'one\n');
+    const r = h.start({ acknowledgements: { enabled: true } });
+    h.advance(10);
+    expect(r.ctx.lines.some((l) => l.includes('deprecated and has no effect'))).to.equal(true);
+    // no sink asks for acknowledgements here: the position advances at emission
+    h.advance(1500);
+    expect(saved().checkpoints[0]!.position).to.equal(4);
+  });
 });
