@@ -107,6 +107,21 @@ describe('file source: rotation by the real logrotate', function () {
     expect(got.filter((n) => n >= after)).to.have.length(w.next - after);
   });
 
+  it('copytruncate: lines written before the rotation and not read yet are read from the copy, once', async () => {
+    const log = h.path('app.log');
+    writeFileSync(log, '');
+    const w = new Writer(log);
+    w.write(100);
+    const r = h.start({ include: [`${h.dir}/app.log*`] });
+    h.advance(10);
+    // written, then copied and truncated away before the source reads again
+    w.write(50);
+    await logrotate(h, `${log} {\n  rotate 3\n  copytruncate\n  missingok\n}\n`);
+    w.write(20);
+    for (let i = 0; i < 5; i++) h.advance(1100);
+    expect(numbers(r).sort((a, b) => a - b)).to.deep.equal(Array.from({ length: 170 }, (_, i) => i));
+  });
+
   it('compress: the gzip file of a rotation is not read again when excluded', async () => {
     const log = h.path('app.log');
     const w = new Writer(log);
