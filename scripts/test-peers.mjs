@@ -24,6 +24,9 @@ const PEERS = {
   systemd: '/usr/bin/systemd-socket-activate',
   // the Python fluent forward client for the logfwd source (spec/connectors/sources/logfwd/clients.spec.ts)
   'python3-fluent-logger': '/usr/lib/python3/dist-packages/fluent/sender.py',
+  // real rotations (create, copytruncate, compress) for the file source (spec/connectors/sources/file/rotation.spec.ts)
+  logrotate: '/usr/sbin/logrotate',
+  gzip: '/usr/bin/gzip',
   // a real terminal for `weir top` (spec/integration/api-clients.spec.ts)
   tmux: '/usr/bin/tmux',
   // a real browser for the web console (spec/integration/web-console.spec.ts)

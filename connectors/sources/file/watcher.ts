@@ -1,0 +1,131 @@
+/**
+ * One watched file: its open descriptor (a rename or an unlink does not take the content away),
+ * the read position and the incomplete last line. Lines are cut at the delimiter; a line without
+ * its delimiter is held (never more than `max_line_bytes` of it) until the rest is written. Reads
+ * are synchronous and bounded by the caller, so one call holds at most one read's bytes.
+ */
+import { closeSync, fstatSync, readSync } from 'node:fs';
+import type { OrderedSettlement } from '../../shared/source/index.js';
+import type { LineAggregator } from './multiline.js';
+
+/** Receives one complete line: `buf[start, end)` (valid only during the call), at file byte `offset`. */
+export type LineSink = (buf: Buffer, start: number, end: number, offset: number) => void;
+
+/** What one read gave. */
+export type ReadResult = 'data' | 'eof' | 'truncated';
+
+/** A watched file; see the module comment. */
+export class FileWatcher {
+  /** Offset of the next byte to read. */
+  private readPos: number;
+  /** Offset just past the last line handed out or discarded: where a restart resumes. */
+  committed: number;
+  /** Bytes read past {@link committed}: the start of the incomplete line (or its tail while discarding). */
+  private carry: Buffer = Buffer.alloc(0);
+  /** Bytes of an over-long line dropped so far; -1 while no line is being discarded. */
+  private discarded = -1;
+  /** Whether the last discovery found this file at some path. */
+  findable = true;
+  /** The open multiline message (with `multiline`). */
+  agg: LineAggregator | undefined = undefined;
+  /** Scheduler time of the last read that returned data (remove_after_secs). */
+  lastReadAt = 0;
+  /** Scheduler time the file was first missed by a discovery. */
+  lostAt = 0;
+
+  constructor(
+    /** The path it was last found at. */
+    public path: string,
+    readonly fingerprint: string,
+    readonly fd: number,
+    readonly dev: number,
+    readonly ino: number,
+    position: number,
+    readonly settlement: OrderedSettlement<number>,
+    private readonly delimiter: Buffer,
+    private readonly maxLineBytes: number,
+  ) {
+    this.readPos = position;
+    this.committed = position;
+  }
+
+  /** Whether an end-of-file read means all content was read (a gzip file may still be decompressing). */
+  get atEnd(): boolean {
+    return true;
+  }
+
+  /** Bytes held for an incomplete line. */
+  get heldBytes(): number {
+    return this.carry.length;
+  }
+
+  /**
+   * Reads at most `maxBytes` and hands out every line they complete. `onTooLong` gets the size of
+   * each discarded line once its end is seen. Throws on a read error.
+   */
+  read(maxBytes: number, onLine: LineSink, onTooLong: (bytes: number) => void): { result: ReadResult; bytes: number } {
+    const got = this.readChunk(maxBytes, this.readPos);
+    if (typeof got === 'string') return { result: got, bytes: 0 };
+    const n = got.length;
+    this.readPos += n;
+    const data = this.carry.length === 0 ? got : Buffer.concat([this.carry, got]);
+    const base = this.committed;
+    const d = this.delimiter;
+    let from = 0;
+    for (;;) {
+      const i = data.indexOf(d, from);
+      if (i < 0) break;
+      if (this.discarded >= 0) {
+        onTooLong(this.discarded + i - from);
+        this.discarded = -1;
+      } else if (i - from > this.maxLineBytes) onTooLong(i - from);
+      else onLine(data, from, i, base + from);
+      from = i + d.length;
+    }
+    this.committed = base + from;
+    const rest = data.length - from;
+    // a delimiter may straddle two reads: its first bytes stay in the carry
+    const keep = d.length - 1;
+    if (this.discarded >= 0 || rest > this.maxLineBytes + keep) {
+      const dropped = Math.max(0, rest - keep);
+      this.discarded = Math.max(0, this.discarded) + dropped;
+      this.committed += dropped;
+      this.carry = Buffer.from(data.subarray(data.length - Math.min(rest, keep)));
+    } else this.carry = rest === 0 ? Buffer.alloc(0) : Buffer.from(data.subarray(from));
+    return { result: 'data', bytes: n };
+  }
+
+  /** The held incomplete line, handed out as a line when the file is let go; none: nothing. */
+  flushHeld(onLine: LineSink): void {
+    if (this.carry.length === 0 || this.discarded >= 0) return;
+    const held = this.carry;
+    this.carry = Buffer.alloc(0);
+    onLine(held, 0, held.length, this.committed);
+    this.committed += held.length;
+  }
+
+  /** At most `maxBytes` of content from `position` on; or why there are none now. */
+  protected readChunk(maxBytes: number, position: number): Buffer | 'eof' | 'truncated' {
+    const chunk = Buffer.allocUnsafe(maxBytes);
+    const n = readSync(this.fd, chunk, 0, maxBytes, position);
+    if (n > 0) return chunk.subarray(0, n);
+    return fstatSync(this.fd).size < position ? 'truncated' : 'eof';
+  }
+
+  /** Starts over at the beginning of the file (it was truncated). */
+  rewind(): void {
+    this.readPos = 0;
+    this.committed = 0;
+    this.carry = Buffer.alloc(0);
+    this.discarded = -1;
+  }
+
+  /** Closes the descriptor; errors are ignored (the file is being let go). */
+  close(): void {
+    try {
+      closeSync(this.fd);
+    } catch {
+      // already closed
+    }
+  }
+}
