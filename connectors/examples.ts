@@ -37,6 +37,37 @@ type = "console"
 inputs = ["eventdb"]
 encoding.codec = "json"
 `,
+  'source.file': `[sources.app_logs]
+type = "file"
+include = ["/var/log/app/**/*.log"]
+exclude = ["/var/log/app/**/*.gz"]
+read_from = "beginning"
+multiline.start_pattern = '^\\d{4}-'
+multiline.mode = "halt_before"
+multiline.condition_pattern = '^\\d{4}-'
+multiline.timeout_ms = 1000
+
+[sinks.out]
+type = "console"
+inputs = ["app_logs"]
+encoding.codec = "json"
+acknowledgements.enabled = true
+`,
+  'source.http_server': `[sources.ingest]
+type = "http_server"
+address = "0.0.0.0:8080"
+path = "/ingest"
+decoding.codec = "json"
+headers = ["User-Agent"]
+auth.strategy = "basic"
+auth.username = "ingest"
+auth.password = "change-me"
+
+[sinks.out]
+type = "console"
+inputs = ["ingest"]
+encoding.codec = "json"
+`,
   'source.internal_metrics': `[sources.self]
 type = "internal_metrics"
 scrape_interval_secs = 10
@@ -95,6 +126,17 @@ type = "stdin"
 [sinks.out]
 type = "console"
 inputs = ["in"]
+encoding.codec = "json"
+`,
+  'source.syslog': `[sources.syslog]
+type = "syslog"
+mode = "tcp"
+address = "0.0.0.0:6514"
+max_length = 102400
+
+[sinks.out]
+type = "console"
+inputs = ["syslog"]
 encoding.codec = "json"
 `,
   'transform.filter': `[sources.demo]

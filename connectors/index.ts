@@ -4,8 +4,8 @@ import type { Catalog } from '../lib/config/load.js';
 import { cloudwQueueSource } from './sources/cloudw_queue/index.js';
 import { demoLogsSource } from './sources/demo_logs/index.js';
 import { eventdbMetricsSource } from './sources/eventdb_metrics/index.js';
-import { httpServerSource } from './sources/http_server/index.js';
 import { fileSource } from './sources/file/index.js';
+import { httpServerSource } from './sources/http_server/index.js';
 import { internalMetricsSource } from './sources/internal_metrics/index.js';
 import { journalSource } from './sources/journal/index.js';
 import { logfwdSource } from './sources/logfwd/index.js';
@@ -41,8 +41,8 @@ export const components: readonly ComponentDef[] = [
   cloudwQueueSource,
   demoLogsSource,
   eventdbMetricsSource,
-  httpServerSource,
   fileSource,
+  httpServerSource,
   internalMetricsSource,
   journalSource,
   logfwdSource,
