@@ -7,6 +7,7 @@ import { type ConfigLocations, DEFAULT_CONFIG_PATH, type ConfigSource, formatOf,
 import { suggest } from '../../lib/config/suggest.js';
 import type { ConfigProblem } from '../../lib/errors.js';
 import { LogRoot, levelFrom } from '../../lib/log.js';
+import { graphqlUrl } from './api/address.js';
 import { runCommand } from './run.js';
 import { validateCommand } from './validate.js';
 import { packageVersion } from './version.js';
@@ -254,7 +255,18 @@ export async function main(argv: string[]): Promise<number> {
     if (!Number.isInteger(n) || n < min || n > max) throw new InvalidArgumentError(`${name} must be a whole number from ${min} to ${max}; got "${v}"`);
     return n;
   };
-  const apiUrl = () => new Option('-u, --url <url>', "the management API's GraphQL address").default('http://127.0.0.1:8686/graphql').env('WEIR_API_URL');
+  const apiAddress = (v: string) => {
+    try {
+      return graphqlUrl(v);
+    } catch (err) {
+      throw new InvalidArgumentError((err as Error).message);
+    }
+  };
+  const apiUrl = () =>
+    new Option('-u, --url <url>', "the management API's address: host:port, http://host:port or http://host:port/graphql")
+      .default('http://127.0.0.1:8686/graphql')
+      .env('WEIR_API_URL')
+      .argParser(apiAddress);
 
   program
     .command('tap')
