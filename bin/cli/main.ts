@@ -208,7 +208,7 @@ export async function main(argv: string[]): Promise<number> {
 
   program
     .command('vrl')
-    .description('run a remap (VRL) program over newline-delimited JSON events')
+    .description('run a remap (VRL) program over newline-delimited JSON events; without a program, a REPL (type help)')
     .argument('[program]', 'the program text')
     .option('-p, --program <file>', 'read the program from a file')
     .option('-i, --input <file>', 'newline-delimited JSON events (default: standard input)')
