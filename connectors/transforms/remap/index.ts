@@ -52,9 +52,26 @@ export function compileRemapProgram(
       ...(enrichmentTables ? { enrichmentTables } : {}),
     });
   } catch (e) {
-    if (e instanceof CompileError) throw new Error(`remap program does not compile:\n${e.message}`, { cause: e });
+    if (e instanceof CompileError) throw programError(e, config);
     throw e;
   }
+}
+
+/**
+ * A compile error as a build error: `optionPath` names the option holding the program and, for an
+ * inline `source`, `position` is the first error's 1-based line and column in it, which the config
+ * loader turns into a line of the config file.
+ */
+function programError(e: CompileError, config: RemapConfig): Error & { optionPath: string; position?: { line: number; column: number } } {
+  const err = Object.assign(new Error(`remap program does not compile:\n${e.message}`, { cause: e }), {
+    optionPath: config.source !== undefined ? 'source' : config.file !== undefined ? 'file' : 'files',
+  });
+  const first = e.diagnostics.find((d) => d.severity === 'error') ?? e.diagnostics[0];
+  const label = first?.labels.find((l) => l.primary) ?? first?.labels[0];
+  if (config.source === undefined || label === undefined) return err;
+  const before = e.source.slice(0, label.span[0]);
+  const line = before.split('\n').length;
+  return Object.assign(err, { position: { line, column: label.span[0] - (before.lastIndexOf('\n') + 1) + 1 } });
 }
 
 /** The program's `log` calls go to the component's logger at the requested level. */
