@@ -82,14 +82,26 @@ function programLog(ctx: ComponentContext): (level: string, message: string) => 
   };
 }
 
-function remapEvents(ctx: ComponentContext): RemapEvents {
+/**
+ * Where a runtime error's character range (`at (12:27)`, as Vector words it) starts in the program,
+ * as `line 2, column 6`; undefined when the error names no range.
+ */
+export function runtimePosition(source: string, error: string): string | undefined {
+  const m = /\bat \((\d+):\d+\)/.exec(error);
+  if (!m) return undefined;
+  const before = source.slice(0, Number(m[1]));
+  return `line ${before.split('\n').length}, column ${before.length - before.lastIndexOf('\n')}`;
+}
+
+function remapEvents(ctx: ComponentContext, source: string): RemapEvents {
   const errors = ctx.telemetry.counter('component_errors_total', { error_type: 'conversion_failed', stage: 'processing' });
   const discarded = ctx.telemetry.counter('component_discarded_events_total', { intentional: 'false' });
   return {
     failed(error, aborted, dropped) {
       errors.add(1);
       if (dropped) discarded.add(1);
-      ctx.log.error(aborted ? 'Event aborted by remap program.' : 'Mapping failed with event.', { error, dropped });
+      const at = runtimePosition(source, error);
+      ctx.log.error(aborted ? 'Event aborted by remap program.' : 'Mapping failed with event.', { error, dropped, ...(at !== undefined ? { program_position: at } : {}) });
     },
   };
 }
@@ -115,7 +127,7 @@ export const remapTransform = defineTransform({
       dropOnAbort: config.drop_on_abort,
       rerouteDropped: config.reroute_dropped,
       componentId: ctx.id,
-      events: remapEvents(ctx),
+      events: remapEvents(ctx, program.source),
       metricTagValues: config.metric_tag_values,
     });
   },
