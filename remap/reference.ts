@@ -67,6 +67,16 @@ export function functionListText(): string {
     .join('');
 }
 
+/** One function's signature, description and examples as plain text; undefined for an unknown name. */
+export function functionHelpText(name: string): string | undefined {
+  const d = functionReference().find((f) => f.name === name);
+  if (d === undefined) return undefined;
+  const lines = [`${signature(d)}${d.fallible === 'no' ? '' : ' (fallible)'}`, `    ${d.description}`];
+  for (const p of d.params) lines.push(`    ${p.name}: ${p.kinds}${p.required ? '' : ' (optional)'}${p.default !== undefined ? `, default ${p.default}` : ''}`);
+  for (const e of d.examples) lines.push(`    example: ${e.source}`, `         ==> ${e.result}`);
+  return lines.join('\n') + '\n';
+}
+
 /** The Markdown reference (docs/remap-functions.md). */
 export function functionsMarkdown(): string {
   const docs = functionReference();

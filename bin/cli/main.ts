@@ -8,6 +8,7 @@ import { suggest } from '../../lib/config/suggest.js';
 import type { ConfigProblem } from '../../lib/errors.js';
 import { LogRoot, levelFrom } from '../../lib/log.js';
 import { describeCommand } from './describe.js';
+import { graphqlUrl } from './api/address.js';
 import { runCommand } from './run.js';
 import { validateCommand } from './validate.js';
 import { packageVersion } from './version.js';
@@ -219,7 +220,7 @@ export async function main(argv: string[]): Promise<number> {
 
   program
     .command('vrl')
-    .description('run a remap (VRL) program over newline-delimited JSON events')
+    .description('run a remap (VRL) program over newline-delimited JSON events; without a program, a REPL (type help)')
     .argument('[program]', 'the program text')
     .option('-p, --program <file>', 'read the program from a file')
     .option('-i, --input <file>', 'newline-delimited JSON events (default: standard input)')
@@ -266,7 +267,18 @@ export async function main(argv: string[]): Promise<number> {
     if (!Number.isInteger(n) || n < min || n > max) throw new InvalidArgumentError(`${name} must be a whole number from ${min} to ${max}; got "${v}"`);
     return n;
   };
-  const apiUrl = () => new Option('-u, --url <url>', "the management API's GraphQL address").default('http://127.0.0.1:8686/graphql').env('WEIR_API_URL');
+  const apiAddress = (v: string) => {
+    try {
+      return graphqlUrl(v);
+    } catch (err) {
+      throw new InvalidArgumentError((err as Error).message);
+    }
+  };
+  const apiUrl = () =>
+    new Option('-u, --url <url>', "the management API's address: host:port, http://host:port or http://host:port/graphql")
+      .default('http://127.0.0.1:8686/graphql')
+      .env('WEIR_API_URL')
+      .argParser(apiAddress);
 
   program
     .command('tap')

@@ -9,7 +9,7 @@ import { type Value, Float, Timestamp, cloneValue, isObject } from '../../lib/va
 import { CompileError, compile, formatDiagnostics } from '../../remap/index.js';
 import { VrlRegex } from '../../remap/regex.js';
 import { kindOfValue } from '../../remap/kind.js';
-import { functionListText } from '../../remap/reference.js';
+import { functionHelpText, functionListText } from '../../remap/reference.js';
 import { encodeJson, parseJsonText } from '../../remap/stdlib/json-codec.js';
 
 /** The `weir vrl --functions` text: each built-in function's signature and description. */
@@ -54,21 +54,43 @@ function normalize(v: Value): Value {
   return v;
 }
 
+/** What `help` prints in the REPL: the commands it takes besides programs. */
+export const REPL_HELP = `Each line is a remap program run against the event \`.\`, which persists across lines.
+Commands:
+  help               this text
+  help functions     every built-in function with its signature
+  help <function>    one function's signature, parameters and examples
+  exit, quit         leave (as does Ctrl-D)
+`;
+
+/** The answer to a REPL line that is a command rather than a program; undefined for a program. */
+export function replCommand(text: string): string | undefined {
+  const words = text.split(/\s+/);
+  if (words[0] !== 'help' || words.length > 2) return undefined;
+  const topic = words[1];
+  if (topic === undefined) return REPL_HELP;
+  if (topic === 'functions' || topic === 'funcs' || topic === 'fs') return functionListText();
+  return functionHelpText(topic.replace(/!$/, '').replace(/\(\)$/, '')) ?? `no function named "${topic}"; \`help functions\` lists them\n`;
+}
+
 /**
  * The interactive mode: each line is a program run against one event that persists across lines
- * (`.` starts as `{}`); a failed run leaves the event as it was. `exit` or end of input quits.
+ * (`.` starts as `{}`); a failed run leaves the event as it was. `help` lines are commands, not
+ * programs (a variable named `help` cannot be read here). `exit` or end of input quits.
  */
 async function repl(io: VrlCommandIo, timezone: string | undefined): Promise<number> {
   const output = io.stdout as NodeJS.WritableStream & { isTTY?: boolean };
   const rl = createInterface({ input: io.stdin, output: io.stdout, terminal: output.isTTY === true, prompt: '$ ' });
   let target: Value = {};
   let meta: Value = {};
-  io.stdout.write('remap REPL: each line runs against the event `.` (starts as {}); `exit` or Ctrl-D quits.\n');
+  io.stdout.write('remap REPL: each line runs against the event `.` (starts as {}); `help` lists the commands; `exit` or Ctrl-D quits.\n');
   rl.prompt();
   for await (const line of rl) {
     const text = line.trim();
     if (text === 'exit' || text === 'quit') break;
-    if (text !== '') {
+    const answer = replCommand(text);
+    if (answer !== undefined) io.stdout.write(answer);
+    else if (text !== '') {
       try {
         // the checker knows the event as it is now, as the type state carries over between lines
         const program = compile(text, { unusedCheck: false, targetKind: kindOfValue(target), ...(timezone !== undefined ? { timezone } : {}) });
@@ -108,7 +130,8 @@ export async function runVrlCommand(opts: VrlCommandOptions, io: VrlCommandIo): 
       io.stderr.write(`error: cannot read program file ${opts.programFile}: ${(e as Error).message}\n`);
       return 2;
     }
-  } else if (opts.input === undefined && (io.stdin as { isTTY?: boolean }).isTTY) {
+  } else if (opts.input === undefined) {
+    // as Vector's `vrl`: no program means the REPL, on a terminal or on piped lines
     return repl(io, opts.timezone);
   } else {
     io.stderr.write('error: a program is required: pass it as an argument or with --program <file>\n');

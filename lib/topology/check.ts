@@ -6,6 +6,7 @@
 import { componentContext, sinkContext, sourceContext } from '../component-context.js';
 import type { ComponentConfig, Config } from '../config/load.js';
 import { SECTION } from '../config/load.js';
+import { buildProblem } from '../config/option-position.js';
 import type { ConfigProblem } from '../errors.js';
 import { MetricsRegistry } from '../telemetry/registry.js';
 import { type Graph, buildGraph, outputsOf } from './graph.js';
@@ -30,8 +31,7 @@ export function checkConfig(config: Config, stubs: ReadonlyMap<string, Component
       else if (c.kind === 'transform') c.def.build(c.options, ctx);
       else c.def.build(c.options, sinkContext(ctx));
     } catch (err) {
-      const e = err as Error & { optionPath?: string };
-      problems.push({ code: 'WEIR_ERR_CONFIG_OPTION', file: c.file, component: `${SECTION[c.kind]}.${c.id}`, path: e.optionPath, message: e.message });
+      problems.push(buildProblem(err, c.file, SECTION[c.kind], c.id));
     }
   }
   return problems.length ? { problems } : { graph, problems };

@@ -17,6 +17,7 @@ import type { LogRoot, Logger } from '../log.js';
 import { type Counter, MetricsRegistry } from '../telemetry/registry.js';
 import { DrainControl, drainBuffer } from './drain.js';
 import { Fanout, type Port, type TapObserver } from './fanout.js';
+import { buildProblem } from '../config/option-position.js';
 import { type Graph, buildGraph, downstreamSinks } from './graph.js';
 import { type HealthcheckFailure, runHealthchecks } from './healthcheck.js';
 import { type SegmentPlan, planSegments, workerOptions } from '../threads/plan.js';
@@ -298,8 +299,7 @@ export class Topology {
           built.nodes.set(id, { kind: 'transform', cfg, ctx, op, port: this.transformPort(ctx, input$), input$, replacing: false });
         } else built.nodes.set(id, await this.buildSink(cfg, ctx, built));
       } catch (err) {
-        const e = err as Error & { optionPath?: string };
-        problems.push({ code: 'WEIR_ERR_CONFIG_OPTION', file: cfg.file, component: `${cfg.kind}s.${id}`, path: e.optionPath, message: e.message });
+        problems.push(buildProblem(err, cfg.file, `${cfg.kind}s`, id));
       }
     }
     if (problems.length) throw new ConfigError(problems);

@@ -2,7 +2,7 @@
  * `weir tap` and `weir top` against a running daemon with the management API on: both speak only
  * the public API. tap prints sampled events as JSON lines (at most `--limit` per interval) and the
  * notifications on stderr; top, run in a real terminal (tmux), shows every component and counts
- * that rise.
+ * that rise. Both take the API's address with or without the /graphql path.
  */
 import { expect } from 'chai';
 import { execFileSync } from 'node:child_process';
@@ -92,6 +92,22 @@ print_interval_secs = 0
     expect((first.event as Record<string, unknown>).tagged).to.equal(undefined);
   });
 
+  for (const form of ['http://host:port', 'host:port']) {
+    it(`tap takes the address as written in api.address too (${form}), not only the /graphql URL`, async () => {
+      const address = form === 'host:port' ? url.replace(/^http:\/\/|\/graphql$/g, '') : url.replace(/\/graphql$/, '');
+      expect(address).to.not.contain('graphql');
+      const r = await runWeir(['tap', '--url', address, '--limit', '1', '--duration-ms', '1500', '--quiet', 'tagged']);
+      expect(r.code, r.stderr).to.equal(0);
+      expect((JSON.parse(r.stdout.trim().split('\n')[0]!) as Record<string, unknown>).tagged).to.equal(true);
+    });
+  }
+
+  it('tap with an address that is no http URL exits 1 and names it', async () => {
+    const r = await runWeir(['tap', '--url', 'ftp://127.0.0.1:1', '--duration-ms', '100']);
+    expect(r.code).to.equal(1);
+    expect(r.stderr).to.contain('the API address must be http or https; got "ftp://127.0.0.1:1"');
+  });
+
   it('tap against nothing listening exits 69 and says where it looked', async () => {
     const r = await runWeir(['tap', '--url', `http://127.0.0.1:${await freePort()}/graphql`, '--duration-ms', '100']);
     expect(r.code).to.equal(69);
@@ -100,7 +116,8 @@ print_interval_secs = 0
 
   const tmuxSession = `weir-top-${process.pid}`;
   it('top in a terminal: every component, its kind and type, and counts that rise', async () => {
-    const { cmd, argv } = weirArgs(['top', '--url', url, '--interval', '200']);
+    // the address without /graphql, as written in api.address: top appends the path
+    const { cmd, argv } = weirArgs(['top', '--url', url.replace(/\/graphql$/, ''), '--interval', '200']);
     const line = [cmd, ...argv].map((a) => `'${a.replaceAll("'", "'\\''")}'`).join(' ');
     // ink draws only the last frame when it believes it runs under CI: this is a real terminal
     const inTerminal = `env -u CI ${line}`;

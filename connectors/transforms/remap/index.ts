@@ -52,9 +52,26 @@ export function compileRemapProgram(
       ...(enrichmentTables ? { enrichmentTables } : {}),
     });
   } catch (e) {
-    if (e instanceof CompileError) throw new Error(`remap program does not compile:\n${e.message}`, { cause: e });
+    if (e instanceof CompileError) throw programError(e, config);
     throw e;
   }
+}
+
+/**
+ * A compile error as a build error: `optionPath` names the option holding the program and, for an
+ * inline `source`, `position` is the first error's 1-based line and column in it, which the config
+ * loader turns into a line of the config file.
+ */
+function programError(e: CompileError, config: RemapConfig): Error & { optionPath: string; position?: { line: number; column: number } } {
+  const err = Object.assign(new Error(`remap program does not compile:\n${e.message}`, { cause: e }), {
+    optionPath: config.source !== undefined ? 'source' : config.file !== undefined ? 'file' : 'files',
+  });
+  const first = e.diagnostics.find((d) => d.severity === 'error') ?? e.diagnostics[0];
+  const label = first?.labels.find((l) => l.primary) ?? first?.labels[0];
+  if (config.source === undefined || label === undefined) return err;
+  const before = e.source.slice(0, label.span[0]);
+  const line = before.split('\n').length;
+  return Object.assign(err, { position: { line, column: label.span[0] - (before.lastIndexOf('\n') + 1) + 1 } });
 }
 
 /** The program's `log` calls go to the component's logger at the requested level. */
@@ -65,7 +82,18 @@ function programLog(ctx: ComponentContext): (level: string, message: string) => 
   };
 }
 
-function remapEvents(ctx: ComponentContext, rerouted: boolean): RemapEvents {
+/**
+ * Where a runtime error's character range (`at (12:27)`, as Vector words it) starts in the program,
+ * as `line 2, column 6`; undefined when the error names no range.
+ */
+export function runtimePosition(source: string, error: string): string | undefined {
+  const m = /\bat \((\d+):\d+\)/.exec(error);
+  if (!m) return undefined;
+  const before = source.slice(0, Number(m[1]));
+  return `line ${before.split('\n').length}, column ${before.length - before.lastIndexOf('\n')}`;
+}
+
+function remapEvents(ctx: ComponentContext, rerouted: boolean, source: string): RemapEvents {
   const errors = ctx.telemetry.counter('component_errors_total', { error_type: 'conversion_failed', stage: 'processing' });
   const discarded = ctx.telemetry.counter('component_discarded_events_total', { intentional: 'false' });
   // an `abort` the program asked for, dropped with drop_on_abort, is a drop by design (as Vector counts it)
@@ -75,7 +103,8 @@ function remapEvents(ctx: ComponentContext, rerouted: boolean): RemapEvents {
       errors.add(1);
       // a rerouted event leaves by the `dropped` output: sent, not discarded
       if (dropped && !rerouted) (aborted ? aborts : discarded).add(1);
-      ctx.log.error(aborted ? 'Event aborted by remap program.' : 'Mapping failed with event.', { error, dropped });
+      const at = runtimePosition(source, error);
+      ctx.log.error(aborted ? 'Event aborted by remap program.' : 'Mapping failed with event.', { error, dropped, ...(at !== undefined ? { program_position: at } : {}) });
     },
   };
 }
@@ -101,7 +130,7 @@ export const remapTransform = defineTransform({
       dropOnAbort: config.drop_on_abort,
       rerouteDropped: config.reroute_dropped,
       componentId: ctx.id,
-      events: remapEvents(ctx, config.reroute_dropped),
+      events: remapEvents(ctx, config.reroute_dropped, program.source),
       metricTagValues: config.metric_tag_values,
     });
   },

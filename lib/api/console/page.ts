@@ -1,6 +1,7 @@
 /**
- * The web console's page: markup and styles only. The script (browser/console.js) and the graph
- * layout library are served beside it from the package, so the page works on an offline machine.
+ * The web console's page: markup and styles only. The script (browser/console.js), the graph
+ * layout library and the chart library are served beside it from the package, so the page works
+ * on an offline machine.
  */
 export const consoleHtml = `<!doctype html>
 <html lang="en">
@@ -31,6 +32,10 @@ export const consoleHtml = `<!doctype html>
   .edge text { fill: var(--dim); font-size: 11px; }
   aside { border-left: 1px solid var(--line); display: flex; flex-direction: column; min-height: 0; }
   aside h2 { font-size: 13px; margin: 0; padding: 8px 12px; border-bottom: 1px solid var(--line); }
+  #chart-title { border-top: none; }
+  #chart { padding: 6px 8px; min-height: 200px; border-bottom: 1px solid var(--line); }
+  #chart .u-legend { font-size: 11px; color: var(--text); }
+  .edge { cursor: pointer; }
   #tap { flex: 1; overflow: auto; margin: 0; padding: 8px 12px; font: 11px/1.35 ui-monospace, monospace; white-space: pre-wrap; word-break: break-all; }
   #tap .note { color: var(--dim); }
 </style>
@@ -39,9 +44,14 @@ export const consoleHtml = `<!doctype html>
 <header><h1>weir</h1><span id="status">connecting…</span><span id="uptime"></span></header>
 <main>
   <div id="graph"><svg id="svg" xmlns="http://www.w3.org/2000/svg"></svg></div>
-  <aside><h2 id="tap-title">Tap: click a component</h2><pre id="tap"></pre></aside>
+  <aside>
+    <h2 id="chart-title">Last 15 minutes: click a component or an edge</h2><div id="chart"></div>
+    <h2 id="tap-title">Tap: click a component</h2><pre id="tap"></pre>
+  </aside>
 </main>
+<link rel="stylesheet" href="/console/uplot.css">
 <script src="/console/dagre.js"></script>
+<script src="/console/uplot.js"></script>
 <script src="/console/app.js"></script>
 </body>
 </html>

@@ -3,7 +3,9 @@
  * from the package (no CDN: the machine may be offline). Everything it shows comes through the
  * GraphQL API on the same address. Beyond Vector's schema it adds the query `componentLinks` (every
  * edge, named outputs included: Vector's relations only follow default outputs) and the
- * subscription `componentBufferFills`, so the page can draw how full each sink's buffer is.
+ * subscription `componentBufferFills`, so the page can draw how full each sink's buffer is, and the
+ * query `consoleHistory`: the last 15 minutes of rates, so the page draws its charts and labels on
+ * first paint. The charts are drawn by uPlot, whose browser build is served from the package too.
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -13,6 +15,7 @@ import type { MetricsRegistry } from '../../telemetry/registry.js';
 import { type ApiTopology, recordsOf } from '../component-index.js';
 import { toAsyncIterator } from '../async-queue.js';
 import { checkInterval } from '../ticks.js';
+import { HISTORY_STEP_MS, RateHistory } from './history.js';
 import { consoleHtml } from './page.js';
 
 /** What the console plugin reads: the running topology, its clock and the subscription queue bound. */
@@ -41,9 +44,40 @@ type ComponentLink {
   outputId: String!
   toComponentId: String!
 }
+"""One output's events per second over the history."""
+type ConsoleOutputSeries {
+  "The output's name; _default for the default output."
+  outputId: String!
+  sent: [Float]!
+}
+"""One component's rates over the history, one value per timestamp (null before it existed)."""
+type ConsoleComponentSeries {
+  componentId: String!
+  "Events per second received."
+  received: [Float]!
+  "Events per second sent."
+  sent: [Float]!
+  "Errors per second."
+  errors: [Float]!
+  "Buffer fill 0..1 (null for a component without a buffer)."
+  fill: [Float]!
+  outputs: [ConsoleOutputSeries!]!
+  "The totals at the last sample."
+  receivedTotal: Float!
+  sentTotal: Float!
+  errorsTotal: Float!
+}
+"""The last 15 minutes of rates, one sample a second."""
+type ConsoleHistory {
+  "Seconds since the epoch of each sample, oldest first."
+  timestamps: [Float!]!
+  components: [ConsoleComponentSeries!]!
+}
 extend type Query {
   "Every edge of the running topology (weir's extension of the schema)."
   componentLinks: [ComponentLink!]!
+  "The web console's rate history (weir's extension of the schema)."
+  consoleHistory: ConsoleHistory!
 }
 extend type Subscription {
   "Every sink's buffer fill, each interval (weir's extension of the schema)."
@@ -100,10 +134,26 @@ function dagreScript(): string {
   return readFileSync(main.replace(/dagre\.cjs$/, 'dagre.min.js'), 'utf8');
 }
 
-/** Serves the console's page, script and layout library, and adds `componentLinks` and `componentBufferFills` to the schema. */
+/** uPlot's browser build and its style sheet, read once from the installed package. */
+function uplotFiles(): { script: string; css: string } {
+  const require = createRequire(import.meta.url);
+  const main = require.resolve('uplot');
+  return { script: readFileSync(main.replace(/uPlot\.cjs\.js$/, 'uPlot.iife.min.js'), 'utf8'), css: readFileSync(main.replace(/uPlot\.cjs\.js$/, 'uPlot.min.css'), 'utf8') };
+}
+
+/** Serves the console's page, script, layout and chart libraries, and adds `componentLinks`, `componentBufferFills` and `consoleHistory` to the schema. */
 export const consolePlugin: FastifyPluginAsync<ConsolePluginOptions> = async (app, opts) => {
   const dagre = dagreScript();
   const script = browserScript();
+  const uplot = uplotFiles();
+  const history = new RateHistory();
+  const sampling = timer(0, HISTORY_STEP_MS, opts.scheduler).subscribe(() => {
+    const registry = opts.topology.registry;
+    history.record(registry, opts.scheduler.now(), new Map(bufferFills(registry).map((f) => [f.componentId, f.fill])));
+  });
+  app.addHook('onClose', async () => sampling.unsubscribe());
+  app.get('/console/uplot.js', async (_req, reply) => reply.type('text/javascript; charset=utf-8').send(uplot.script));
+  app.get('/console/uplot.css', async (_req, reply) => reply.type('text/css; charset=utf-8').send(uplot.css));
   app.get('/', async (_req, reply) => reply.type('text/html; charset=utf-8').send(consoleHtml));
   app.get('/console/app.js', async (_req, reply) => reply.type('text/javascript; charset=utf-8').send(script));
   app.get('/favicon.ico', async (_req, reply) => reply.code(204).send());
@@ -116,6 +166,7 @@ export const consolePlugin: FastifyPluginAsync<ConsolePluginOptions> = async (ap
         for (const c of recordsOf(opts.topology.currentGraph).values()) for (const i of c.inputs) links.push({ fromComponentId: i.component, outputId: i.id, toComponentId: c.id });
         return links;
       },
+      consoleHistory: () => history.read(),
     },
     Subscription: {
       componentBufferFills: {

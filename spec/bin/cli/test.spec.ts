@@ -290,7 +290,7 @@ describe('weir test', () => {
     const r = run([file]);
     expect(r.code).to.equal(78);
     expect(r.out).to.equal('Running tests\n');
-    expect(r.err).to.match(/^Failed to execute tests:\ntransforms\.t: remap program does not compile:/);
+    expect(r.err).to.match(/^Failed to execute tests:\ntransforms\.t\.source: remap program does not compile:/);
   });
 
   it('a config folder: components and tests one per file (tests/<name>.yaml), through the CLI', async () => {

@@ -278,7 +278,7 @@ describe('weir validate reports every problem of a config in one run', () => {
       'sources.gen.colour: unknown option',
       'transforms.r.runtime: must be one of "ast"; got "vm"',
       'transforms.r: exactly one of source, file or files is required',
-      'transforms.bad: remap program does not compile',
+      'transforms.bad.source: remap program does not compile',
       'sinks.out.encoding.json.prety: unknown option; did you mean "pretty"?',
       'sinks.out.inputs[1]: "nowhere" doesn\'t match any component',
       'sinks.h.batch.max_event: unknown option; did you mean "max_events"?',
