@@ -1,5 +1,6 @@
 /** The source skeleton and its parts: every source is built from these (see run.ts). */
 export { BatchWindow, type WindowFlush } from './batch-window.js';
+export { decodeConnection, serveConnections } from './connections.js';
 export { type HoldWhileClosed, REQUEST_HOLD_TIMEOUT_MS, holdWhileClosed } from './hold-while-closed.js';
 export { OrderedSettlement } from './ordered.js';
 export { type Settled, type SettledPart, SourceOutput, type SourceOutputOptions, Unsettled } from './output.js';

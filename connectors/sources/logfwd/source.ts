@@ -14,8 +14,8 @@ import type { DeliveryStatus, LogEvent } from '../../../lib/event.js';
 import { type Path, parsePath, setPath } from '../../../lib/path.js';
 import { type ListenTarget, parseListenAddress } from '../../shared/listen-address.js';
 import { listenerTls } from '../../shared/listener-config.js';
-import { type SourceOutput, Unsettled, runSource } from '../../shared/source/index.js';
-import { type Connection, streamConnections } from '../../shared/tcp-listener.js';
+import { type SourceOutput, Unsettled, runSource, serveConnections } from '../../shared/source/index.js';
+import type { Connection } from '../../shared/tcp-listener.js';
 import type { LogfwdSourceConfig } from './config.js';
 import { ForwardDecodeError, type RecordSink, createForwardDecoder } from './decode.js';
 import { type LogfwdEvents, logfwdEvents } from './events.js';
@@ -38,17 +38,14 @@ export function buildLogfwdSource(config: LogfwdSourceConfig, ctx: SourceContext
   const shape: RecordShape = { sourceId: ctx.id, sourceTypeKey: schema.source_type_key, timestampKey: schema.timestamp_key, hostKey: schema.host_key };
   return runSource<LogEvent[]>(ctx, { protocol: 'tcp', lagKey: shape.timestampKey }, (out) => {
     const parts: ConnectionParts = { out, events: logfwdEvents(ctx), unpackr: createUnpackr(), shape, metadataKey, limit: ctx.globals.max_decompressed_bytes };
-    const listener = streamConnections(ctx, {
+    const listenerOptions = {
       target,
       connectionLimit: config.connection_limit,
       keepaliveSecs: config.keepalive?.time_secs,
       tls: tls as TlsOptions | undefined,
       shutdownTimeoutSecs: SHUTDOWN_TIMEOUT_SECS,
-    });
-    let closed!: () => void;
-    const done = new Promise<void>((resolve) => (closed = resolve));
-    const sub = listener.subscribe({ next: (conn) => serveConnection(conn, parts), error: (err: unknown) => out.fail(err), complete: () => closed() });
-    return { drain: () => done, close: () => sub.unsubscribe() };
+    };
+    return serveConnections(ctx, out, listenerOptions, (conn) => serveConnection(conn, parts));
   });
 }
 

@@ -9,15 +9,13 @@ import { createSocket } from 'node:dgram';
 import type { TlsOptions } from 'node:tls';
 import type { Observable } from 'rxjs';
 import type { SourceContext } from '../../../lib/component.js';
-import { type EventBatch, rememberBatchSize } from '../../../lib/event.js';
+import type { EventBatch } from '../../../lib/event.js';
 import { type SocketAddress, formatSocketAddress, parseSocketAddress } from '../../../lib/net/socket-address.js';
 import { parsePath } from '../../../lib/path.js';
-import { addClientMetadata } from '../../shared/client-metadata.js';
 import { type ListenTarget, parseListenAddress } from '../../shared/listen-address.js';
 import { listenerTls } from '../../shared/listener-config.js';
 import { listening } from '../../shared/listener-events.js';
-import { type RunningSource, type SourceOutput, runSource } from '../../shared/source/index.js';
-import { streamConnections } from '../../shared/tcp-listener.js';
+import { type RunningSource, type SourceOutput, decodeConnection, runSource, serveConnections } from '../../shared/source/index.js';
 import type { SocketSourceConfig } from './config.js';
 import { decoderFor } from './decoder.js';
 
@@ -34,51 +32,30 @@ function runStream(config: SocketSourceConfig, ctx: SourceContext, out: SourceOu
   // Node asks for a client certificate only when verify_certificate is on: no subject otherwise
   const metadataKey = tls?.requestCert && config.tls?.client_metadata_key !== undefined ? parsePath(config.tls.client_metadata_key) : undefined;
   const target: ListenTarget = isUnix ? { kind: 'unix', path: config.path! } : (parseListenAddress(config.address!, { systemd: false }) as ListenTarget);
-  const listener = streamConnections(ctx, {
+  const listenerOptions = {
     target,
     connectionLimit: config.connection_limit,
     keepaliveSecs: config.keepalive?.time_secs,
     tls,
     shutdownTimeoutSecs: config.shutdown_timeout_secs,
-  });
-  let closed!: () => void;
-  const done = new Promise<void>((resolve) => (closed = resolve));
-  const sub = listener.subscribe({
-    next: (conn) => {
-      if (ctx.threaded) {
-        // a threaded segment decodes in its workers (docs/threads.md): only bytes go there
-        const intake = ctx.threaded.connection(conn.peerHost, conn.peerPort);
-        conn.socket.on('data', (chunk: Buffer) => {
-          out.received(chunk.length);
-          intake.push(chunk);
-          conn.pauseIfClosed();
-        });
-        conn.socket.on('end', () => intake.end());
-        return;
-      }
-      const decoder = newDecoder();
-      decoder.stamp.host = conn.peerHost;
-      decoder.stamp.port = conn.peerPort;
-      const subject = metadataKey !== undefined ? conn.clientSubject : undefined;
-      const emit = (batch: EventBatch) => {
-        if (subject !== undefined && batch.length > 0) addClientMetadata(batch, metadataKey!, subject);
-        out.emit(batch);
-      };
+  };
+  return serveConnections(ctx, out, listenerOptions, (conn) => {
+    if (ctx.threaded) {
+      // a threaded segment decodes in its workers (docs/threads.md): only bytes go there
+      const intake = ctx.threaded.connection(conn.peerHost, conn.peerPort);
       conn.socket.on('data', (chunk: Buffer) => {
         out.received(chunk.length);
-        const batch = decoder.push(chunk);
-        // the decoder summed the events' sizes (client metadata, added after, is not in them)
-        if (subject === undefined) rememberBatchSize(batch, decoder.eventBytes);
-        emit(batch);
+        intake.push(chunk);
         conn.pauseIfClosed();
       });
-      conn.socket.on('end', () => emit(decoder.end()));
-    },
-    error: (err: unknown) => out.fail(err),
-    // the listener completes once every connection closed after shutdown
-    complete: () => closed(),
+      conn.socket.on('end', () => intake.end());
+      return;
+    }
+    const decoder = newDecoder();
+    decoder.stamp.host = conn.peerHost;
+    decoder.stamp.port = conn.peerPort;
+    decodeConnection(conn, out, decoder, metadataKey);
   });
-  return { drain: () => done, close: () => sub.unsubscribe() };
 }
 
 function runUdp(config: SocketSourceConfig, ctx: SourceContext, out: SourceOutput): RunningSource {

@@ -11,15 +11,13 @@ import type { TlsOptions } from 'node:tls';
 import type { Observable } from 'rxjs';
 import { type StreamDecoder, streamDecoderFactory } from '../../../lib/codecs/stream-decoder.js';
 import type { SourceContext } from '../../../lib/component.js';
-import { type EventBatch, rememberBatchSize } from '../../../lib/event.js';
+import type { EventBatch } from '../../../lib/event.js';
 import { type SocketAddress, formatSocketAddress, parseSocketAddress } from '../../../lib/net/socket-address.js';
 import { parsePath } from '../../../lib/path.js';
-import { addClientMetadata } from '../../shared/client-metadata.js';
 import { type ListenTarget, parseListenAddress } from '../../shared/listen-address.js';
 import { listenerTls } from '../../shared/listener-config.js';
 import { listening } from '../../shared/listener-events.js';
-import { type RunningSource, type SourceOutput, runSource } from '../../shared/source/index.js';
-import { streamConnections } from '../../shared/tcp-listener.js';
+import { type RunningSource, type SourceOutput, decodeConnection, runSource, serveConnections } from '../../shared/source/index.js';
 import type { SyslogSourceConfig } from './config.js';
 import { SYSLOG_SOURCE_TYPE, syslogDeserializer } from './decode.js';
 import { type SyslogEvents, syslogEvents } from './events.js';
@@ -60,39 +58,18 @@ function runStream(config: SyslogSourceConfig, ctx: SourceContext, out: SourceOu
   // Node asks for a client certificate only when verify_certificate is on: no subject otherwise
   const metadataKey = tls?.requestCert && config.tls?.client_metadata_key !== undefined ? parsePath(config.tls.client_metadata_key) : undefined;
   const target: ListenTarget = config.mode === 'unix' ? { kind: 'unix', path: config.path! } : (parseListenAddress(config.address!, { systemd: false }) as ListenTarget);
-  const listener = streamConnections(ctx, {
+  const listenerOptions = {
     target,
     connectionLimit: config.connection_limit,
     keepaliveSecs: config.keepalive?.time_secs,
     tls,
     shutdownTimeoutSecs: SHUTDOWN_TIMEOUT_SECS,
+  };
+  return serveConnections(ctx, out, listenerOptions, (conn) => {
+    const decoder = newDecoder();
+    decoder.stamp.host = conn.peerHost;
+    decodeConnection(conn, out, decoder, metadataKey);
   });
-  let closed!: () => void;
-  const done = new Promise<void>((resolve) => (closed = resolve));
-  const sub = listener.subscribe({
-    next: (conn) => {
-      const decoder = newDecoder();
-      decoder.stamp.host = conn.peerHost;
-      const subject = metadataKey !== undefined ? conn.clientSubject : undefined;
-      const emit = (batch: EventBatch) => {
-        if (subject !== undefined && batch.length > 0) addClientMetadata(batch, metadataKey!, subject);
-        out.emit(batch);
-      };
-      conn.socket.on('data', (chunk: Buffer) => {
-        out.received(chunk.length);
-        const batch = decoder.push(chunk);
-        // the decoder summed the events' sizes (client metadata, added after, is not in them)
-        if (subject === undefined) rememberBatchSize(batch, decoder.eventBytes);
-        emit(batch);
-        conn.pauseIfClosed();
-      });
-      conn.socket.on('end', () => emit(decoder.end()));
-    },
-    error: (err: unknown) => out.fail(err),
-    // the listener completes once every connection closed after shutdown
-    complete: () => closed(),
-  });
-  return { drain: () => done, close: () => sub.unsubscribe() };
 }
 
 function runUdp(config: SyslogSourceConfig, ctx: SourceContext, out: SourceOutput, decoder: StreamDecoder, events: SyslogEvents): RunningSource {
