@@ -7,6 +7,7 @@ import { eventdbMetricsSource } from './sources/eventdb_metrics/index.js';
 import { internalMetricsSource } from './sources/internal_metrics/index.js';
 import { journalSource } from './sources/journal/index.js';
 import { logfwdSource } from './sources/logfwd/index.js';
+import { natsSource } from './sources/nats/index.js';
 import { opentelemetrySource } from './sources/opentelemetry/index.js';
 import { socketSource } from './sources/socket/index.js';
 import { stdinSource } from './sources/stdin/index.js';
@@ -42,6 +43,7 @@ export const components: readonly ComponentDef[] = [
   internalMetricsSource,
   journalSource,
   logfwdSource,
+  natsSource,
   opentelemetrySource,
   socketSource,
   stdinSource,
