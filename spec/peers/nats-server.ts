@@ -10,6 +10,7 @@ import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { nkeys } from 'nats';
+import { type TestCerts, makeTestCerts } from '../helpers/certs.js';
 import { freePort } from '../helpers/free-port.js';
 
 const NATS_SERVER = '/usr/sbin/nats-server';
@@ -23,8 +24,8 @@ function ensureInstalled(): void {
   if (!existsSync(NATS_SERVER)) throw new Error('apt-get install nats-server did not provide /usr/sbin/nats-server');
 }
 
-/** How clients authenticate. */
-export type NatsAuthMode = 'users' | 'token';
+/** How clients authenticate: users (password, nkey, anonymous), a token, or mutual TLS (a client certificate the test CA signed). */
+export type NatsAuthMode = 'users' | 'token' | 'tls';
 
 /** The users of the `users` mode: a password user, an nkey user, and anonymous clients (mapped to `anon`, full permissions). */
 export const NATS_USER = { user: 'weir', password: 'weir-secret' };
@@ -36,6 +37,8 @@ export interface NatsServer {
   readonly url: string;
   /** `http://127.0.0.1:<port>` of the monitoring endpoints (`/connz`, `/healthz`). */
   readonly monitorUrl: string;
+  /** The CA, server and client certificates (`tls` mode). */
+  readonly certs: TestCerts | undefined;
   /** The nkey user's seed and public key (`users` mode). */
   readonly nkey: { readonly seed: string; readonly publicKey: string };
   /** Kills the process at once (SIGKILL); the port and store dir stay reserved for {@link start}. */
@@ -54,10 +57,13 @@ export async function startNatsServer(mode: NatsAuthMode = 'users'): Promise<Nat
   const [port, monitorPort] = [await freePort(), await freePort()];
   const user = nkeys.createUser();
   const nkey = { seed: new TextDecoder().decode(user.getSeed()), publicKey: user.getPublicKey() };
+  const certs = mode === 'tls' ? makeTestCerts() : undefined;
   const authorization =
     mode === 'token'
       ? [`authorization { token: "${NATS_TOKEN}" }`]
-      : [
+      : certs !== undefined
+        ? [`tls { cert_file: "${certs.serverCrt}", key_file: "${certs.serverKey}", ca_file: "${certs.caCrt}", verify: true }`]
+        : [
           'authorization {',
           '  users: [',
           `    { user: "${NATS_USER.user}", password: "${NATS_USER.password}" }`,
@@ -78,6 +84,7 @@ export async function startNatsServer(mode: NatsAuthMode = 'users'): Promise<Nat
     // at process exit nothing can be awaited: SIGKILL, then the dir
     if (isRunning()) child!.kill('SIGKILL');
     rmSync(dir, { recursive: true, force: true });
+    certs?.remove();
   };
   atExit.add(killNow);
   const signal = async (sig: NodeJS.Signals) => {
@@ -106,6 +113,7 @@ export async function startNatsServer(mode: NatsAuthMode = 'users'): Promise<Nat
     atExit.delete(killNow);
     await signal('SIGTERM');
     rmSync(dir, { recursive: true, force: true });
+    certs?.remove();
   };
   try {
     await start();
@@ -113,7 +121,7 @@ export async function startNatsServer(mode: NatsAuthMode = 'users'): Promise<Nat
     await stop();
     throw err;
   }
-  return { url: `nats://127.0.0.1:${port}`, monitorUrl: `http://127.0.0.1:${monitorPort}`, nkey, kill: () => signal('SIGKILL'), start, log: () => logText, stop };
+  return { url: `nats://127.0.0.1:${port}`, monitorUrl: `http://127.0.0.1:${monitorPort}`, certs, nkey, kill: () => signal('SIGKILL'), start, log: () => logText, stop };
 }
 
 const shared = new Map<NatsAuthMode, Promise<NatsServer>>();

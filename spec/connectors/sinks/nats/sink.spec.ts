@@ -115,6 +115,32 @@ describe('nats sink (real nats-server)', function () {
     });
   });
 
+  it('tls: with the CA and a client certificate it publishes; without either the health check fails', async () => {
+    const tlsServer = await sharedNatsServer('tls');
+    const certs = tlsServer.certs!;
+    const subject = unique('sink.tls');
+    const nc = await connect({ servers: tlsServer.url, tls: { caFile: certs.caCrt, certFile: certs.clientCrt, keyFile: certs.clientKey } });
+    const received: string[] = [];
+    nc.subscribe(subject, { callback: (_e, m) => received.push(new TextDecoder().decode(m.data)) });
+    await nc.flush();
+    try {
+      const tls = { enabled: true, ca_file: certs.caCrt, crt_file: certs.clientCrt, key_file: certs.clientKey };
+      const ds = await runSink(natsSinkConfig(tlsServer.url, subject, { tls, encoding: { codec: 'text' } }), of([logEvent({ message: 'over tls' })]));
+      expect(count(ds, 'delivered')).to.equal(1);
+      await until(() => received.length === 1, 10_000, 'the message');
+      expect(received).to.deep.equal(['over tls']);
+      const failure = (t: Record<string, unknown>) => natsHealthcheck(natsSinkConfig(tlsServer.url, subject, { tls: t })).then(() => undefined, (e: unknown) => e as Error);
+      // the server's certificate is not trusted without the CA
+      expect((await failure({ enabled: true, crt_file: certs.clientCrt, key_file: certs.clientKey }))?.message).to.match(/certificate/);
+      // the server requires a client certificate
+      expect(await failure({ enabled: true, ca_file: certs.caCrt })).to.be.instanceOf(Error);
+      // verify_certificate = false trusts the server without the CA
+      await natsHealthcheck(natsSinkConfig(tlsServer.url, subject, { tls: { enabled: true, verify_certificate: false, crt_file: certs.clientCrt, key_file: certs.clientKey } }));
+    } finally {
+      await nc.close();
+    }
+  });
+
   describe('jetstream', () => {
     it('a message is delivered once the stream stored it', async () => {
       const stream = unique('SINKJS');

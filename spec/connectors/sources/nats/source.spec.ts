@@ -143,6 +143,37 @@ describe('nats source (real nats-server)', function () {
     expect(String(r.error)).to.match(/authorization/i);
   });
 
+  it('connects over TLS with the CA and a client certificate', async () => {
+    const tlsServer = await sharedNatsServer('tls');
+    const certs = tlsServer.certs!;
+    const subject = unique('src.tls');
+    const c = v.parse(NatsSourceConfig, {
+      type: 'nats',
+      url: tlsServer.url,
+      connection_name: unique('weir-src-'),
+      subject,
+      tls: { enabled: true, ca_file: certs.caCrt, crt_file: certs.clientCrt, key_file: certs.clientKey },
+    });
+    const base = testSourceContext('nats');
+    const events: LogEvent[] = [];
+    const sub = buildNatsSource(c, base).subscribe((b) => events.push(...(b as LogEvent[])));
+    const pub = await connect({ servers: tlsServer.url, tls: { caFile: certs.caCrt, certFile: certs.clientCrt, keyFile: certs.clientKey } });
+    try {
+      // published until the subscription is in place: plain NATS keeps nothing for a subscriber yet to come
+      const deadline = Date.now() + 10_000;
+      while (events.length === 0) {
+        if (Date.now() > deadline) throw new Error('nothing received over TLS');
+        pub.publish(subject, sc.encode('secure'));
+        await pub.flush();
+        await new Promise((r) => setTimeout(r, 20));
+      }
+      expect(events[0]!.fields.message).to.equal('secure');
+    } finally {
+      sub.unsubscribe();
+      await pub.close();
+    }
+  });
+
   describe('jetstream', () => {
     /** A stream on `<name>.>` with a durable pull consumer acknowledging explicitly. */
     async function streamWithConsumer(ackWaitMs = 30_000): Promise<{ stream: string; consumer: string; subject: string }> {
