@@ -32,6 +32,7 @@ export const NATS_USER = { user: 'weir', password: 'weir-secret' };
 /** The token of the `token` mode. */
 export const NATS_TOKEN = 'weir-token-s3cr3t';
 
+/** A running server and the handles a test needs. */
 export interface NatsServer {
   /** `nats://127.0.0.1:<port>`. */
   readonly url: string;

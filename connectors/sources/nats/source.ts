@@ -33,13 +33,19 @@ export function buildNatsSource(config: NatsSourceConfig, ctx: SourceContext): O
     const link = new NatsLink(natsConnectionOptions(config, { waitOnFirstConnect: false }));
     const decode = createNatsDecoder(config, ctx);
     const reader = config.jetstream === undefined ? new CoreReader(config, ctx, out, decode) : new JetStreamReader(config, ctx, out, decode);
+    let isStopped = false;
     link.get().then(
-      (nc) => reader.start(nc),
+      // a source stopped while connecting never subscribes
+      (nc) => (isStopped ? undefined : reader.start(nc)),
       (err: unknown) => out.fail(err),
     );
     return {
-      drain: () => reader.drain(),
+      drain: () => {
+        isStopped = true;
+        return reader.drain();
+      },
       close: () => {
+        isStopped = true;
         reader.close();
         void link.close();
       },

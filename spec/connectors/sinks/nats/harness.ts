@@ -26,8 +26,8 @@ export async function runSink(config: NatsSinkConfig, input: Observable<EventBat
 /** Events per status over all deliveries. */
 export const count = (ds: readonly Delivery[], status: Delivery['status']) => ds.filter((d) => d.status === status).reduce((n, d) => n + d.events.length, 0);
 
-/** A unique name part per test, so tests on the shared server never see each other's messages. */
 let serial = 0;
+/** A unique name part per test, so tests on the shared server never see each other's messages. */
 export const unique = (prefix: string) => `${prefix}${process.pid}x${++serial}`;
 
 /** Messages received on a subscription, as subject and text. */

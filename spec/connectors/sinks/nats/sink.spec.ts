@@ -57,6 +57,23 @@ describe('nats sink (real nats-server)', function () {
     }
   });
 
+  it('rejects a message over the server\'s max_payload alone; the rest of the attempt is delivered', async () => {
+    const subject = unique('sink.big');
+    const sub = await collect(server.url, subject);
+    try {
+      const ctx = testSinkContext('nats');
+      // the server's default max_payload is 1 MiB
+      const big = 'x'.repeat(1024 * 1024 + 1);
+      const ds = await runSink(natsSinkConfig(server.url, subject, { encoding: { codec: 'text' } }), of([logEvent({ message: 'small' }), logEvent({ message: big }), logEvent({ message: 'after' })]), ctx);
+      expect(count(ds, 'delivered')).to.equal(2);
+      expect(count(ds, 'rejected')).to.equal(1);
+      await until(() => sub.received.length === 2, 10_000, 'the two small messages');
+      expect(sub.received.map((r) => r.text)).to.deep.equal(['small', 'after']);
+    } finally {
+      await sub.close();
+    }
+  });
+
   describe('auth', () => {
     it('user_password: the right password publishes, a wrong one fails the health check', async () => {
       const subject = unique('sink.auth');
