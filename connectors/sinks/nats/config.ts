@@ -1,6 +1,7 @@
 /** Options of the `nats` sink (Vector's `nats` sink). */
 import * as v from 'valibot';
 import { encodingSchema } from '../../../lib/codecs/encoding.js';
+import { pathItem } from '../../../lib/config/options/checks.js';
 import { sinkObject } from '../../../lib/config/options/envelope.js';
 import { REQUEST_DEFAULTS, requestSchema } from '../../../lib/config/options/request.js';
 import { templateSchema } from '../../../lib/config/options/template.js';
@@ -27,14 +28,23 @@ const jetstreamSchema = v.pipe(
 );
 
 /** Valibot schema of the `nats` sink. */
-export const NatsSinkConfig = sinkObject('nats', {
-  ...natsConnectionEntries,
-  subject: templateSchema('Subject each event is published to (template).', { nonEmpty: true }),
-  connection_name: v.optional(v.pipe(v.string(), v.description('Name the client gives the server, shown in its connection list.')), 'vector'),
-  encoding: encodingSchema(NATS_SINK_CODECS),
-  jetstream: jetstreamSchema,
-  // one request at a time unless set, as Vector defaults this sink
-  request: requestSchema({ ...REQUEST_DEFAULTS, concurrency: 'none' }),
-});
+export const NatsSinkConfig = v.pipe(
+  sinkObject('nats', {
+    ...natsConnectionEntries,
+    subject: templateSchema('Subject each event is published to (template).', { nonEmpty: true }),
+    connection_name: v.optional(v.pipe(v.string(), v.description('Name the client gives the server, shown in its connection list.')), 'vector'),
+    encoding: encodingSchema(NATS_SINK_CODECS),
+    jetstream: jetstreamSchema,
+    // one request at a time unless set, as Vector defaults this sink
+    request: requestSchema({ ...REQUEST_DEFAULTS, concurrency: 'none' }),
+  }),
+  v.rawCheck(({ dataset, addIssue }) => {
+    if (!dataset.typed) return;
+    const c = dataset.value;
+    // messages are not HTTP requests: accepting headers would ignore them
+    if (Object.keys(c.request.headers).length > 0)
+      addIssue({ message: 'does not apply to this sink: it publishes NATS messages, not HTTP requests', path: [pathItem(c, 'request'), pathItem(c.request, 'headers')] });
+  }),
+);
 /** Validated `nats` sink options. */
 export type NatsSinkConfig = v.InferOutput<typeof NatsSinkConfig>;

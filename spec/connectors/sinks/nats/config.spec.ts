@@ -53,5 +53,6 @@ describe('nats sink options', () => {
   it('refuses unknown options and a malformed subject template', () => {
     expect(issues({ ...base, topic: 'x' })).to.have.length(1);
     expect(issues({ ...base, subject: 'a.{{ b' })[0]).to.match(/^subject: /);
+    expect(issues({ ...base, request: { headers: { a: 'b' } } })).to.deep.equal(['request.headers: does not apply to this sink: it publishes NATS messages, not HTTP requests']);
   });
 });
