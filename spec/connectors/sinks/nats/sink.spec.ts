@@ -4,6 +4,7 @@ import { connect } from 'nats';
 import { Subject, of } from 'rxjs';
 import { natsHealthcheck } from '../../../../connectors/sinks/nats/sink.js';
 import { logEvent } from '../../../../lib/event.js';
+import { freePort } from '../../../helpers/free-port.js';
 import { testSinkContext } from '../../../helpers/sink-context.js';
 import { until } from '../../../helpers/wait.js';
 import { NATS_TOKEN, NATS_USER, type NatsServer, sharedNatsServer } from '../../../peers/nats-server.js';
@@ -72,6 +73,14 @@ describe('nats sink (real nats-server)', function () {
     } finally {
       await sub.close();
     }
+  });
+
+  it('the health check connects once, without retrying, unless healthcheck.enabled is false', async () => {
+    const closedPort = `nats://127.0.0.1:${await freePort()}`;
+    const err = await natsHealthcheck(natsSinkConfig(closedPort, 'x')).then(() => undefined, (e: unknown) => e as Error);
+    expect(err?.message).to.match(/CONNECTION_REFUSED|ECONNREFUSED/);
+    await natsHealthcheck(natsSinkConfig(closedPort, 'x', { healthcheck: { enabled: false } }));
+    await natsHealthcheck(natsSinkConfig(server.url, 'x'));
   });
 
   describe('auth', () => {

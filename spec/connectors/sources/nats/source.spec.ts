@@ -174,6 +174,26 @@ describe('nats source (real nats-server)', function () {
     }
   });
 
+  it('subscribes again after the server restarts', async () => {
+    const subject = unique('src.restart');
+    const r = await start(config(subject));
+    await publish(subject, 'before');
+    await until(() => r.events.length === 1, 10_000, 'the first event');
+    await nc.close();
+    await server.kill();
+    await server.start();
+    nc = await connect({ servers: server.url });
+    // the client reconnects and subscribes again on its own; plain NATS keeps nothing for a subscriber
+    // not yet back, so publish until one arrives
+    const deadline = Date.now() + 20_000;
+    while (!r.events.some((e) => e.fields.message === 'after')) {
+      if (Date.now() > deadline) throw new Error('nothing received after the restart');
+      await publish(subject, 'after');
+      await new Promise((res) => setTimeout(res, 50));
+    }
+    expect(r.error).to.equal(undefined);
+  });
+
   describe('jetstream', () => {
     /** A stream on `<name>.>` with a durable pull consumer acknowledging explicitly. */
     async function streamWithConsumer(ackWaitMs = 30_000): Promise<{ stream: string; consumer: string; subject: string }> {
