@@ -1,14 +1,15 @@
 /**
  * NATS client options from the shared `nats` options. The client reconnects for ever (a daemon
- * outlives server restarts; the default gives up after 10 attempts) and keeps trying when the
- * first connection fails, as Vector's client does.
+ * outlives server restarts; the client's default gives up after 10 attempts) and, unless a caller
+ * overrides it, keeps trying when the first connection fails, as Vector's sink does (its source
+ * fails instead).
  */
 import { readFileSync } from 'node:fs';
 import { type Authenticator, type ConnectionOptions, type NatsConnection, connect, credsAuthenticator, nkeyAuthenticator, tokenAuthenticator, usernamePasswordAuthenticator } from 'nats';
 import { tlsConnectOptions } from '../../../lib/net/tls.js';
 import { type NatsAuthConfig, type NatsConnectionConfig, serverAddresses } from './options.js';
 
-/** Waits between reconnection attempts, in milliseconds. */
+/** Wait between reconnection attempts, in milliseconds: a restarted server is found again within a second. */
 const RECONNECT_WAIT_MS = 1000;
 
 /** The client's authenticator; reads a credentials file now, so a missing one fails the build. */
