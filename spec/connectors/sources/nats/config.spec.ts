@@ -1,6 +1,6 @@
 /** The nats source's options, and what `weir validate` says about them. */
 import { expect } from 'chai';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
@@ -28,6 +28,8 @@ async function validate(source: string, sink = 'url = "nats://127.0.0.1:4222"\ns
 }
 
 describe('nats source options', () => {
+  after(() => rmSync(dir, { recursive: true, force: true }));
+
   it('defaults as Vector does: subject field "subject", bytes decoding and framing, pulls of 200 without a byte limit', () => {
     const c = v.parse(NatsSourceConfig, base);
     expect(c.subject_key_field).to.equal('subject');

@@ -6,7 +6,7 @@
  * order once (the message id header), and the consumer has nothing left unacknowledged.
  */
 import { expect } from 'chai';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { AckPolicy, type NatsConnection, StringCodec, connect } from 'nats';
@@ -27,6 +27,7 @@ describe('connectors/sources/nats: the daemon with the example config', function
   });
   after(async () => {
     await nc.close();
+    rmSync(tmp, { recursive: true, force: true });
   });
 
   it('a failing sink makes the consumer deliver again; once it is healthy every order arrives once and all are acknowledged', async () => {
