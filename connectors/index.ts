@@ -9,6 +9,7 @@ import { httpServerSource } from './sources/http_server/index.js';
 import { internalMetricsSource } from './sources/internal_metrics/index.js';
 import { journalSource } from './sources/journal/index.js';
 import { logfwdSource } from './sources/logfwd/index.js';
+import { natsSource } from './sources/nats/index.js';
 import { opentelemetrySource } from './sources/opentelemetry/index.js';
 import { socketSource } from './sources/socket/index.js';
 import { stdinSource } from './sources/stdin/index.js';
@@ -33,6 +34,7 @@ import { fileSink } from './sinks/file/index.js';
 import { httpSink } from './sinks/http/index.js';
 import { labelstoreSink } from './sinks/labelstore/index.js';
 import { logsvcMetricsSink } from './sinks/logsvc_metrics/index.js';
+import { natsSink } from './sinks/nats/index.js';
 import { siemHecMetricsSink } from './sinks/siem_hec_metrics/index.js';
 import { socketSink } from './sinks/socket/index.js';
 import { tsdbMetricsSink } from './sinks/tsdb_metrics/index.js';
@@ -46,6 +48,7 @@ export const components: readonly ComponentDef[] = [
   internalMetricsSource,
   journalSource,
   logfwdSource,
+  natsSource,
   opentelemetrySource,
   socketSource,
   stdinSource,
@@ -70,6 +73,7 @@ export const components: readonly ComponentDef[] = [
   httpSink,
   labelstoreSink,
   logsvcMetricsSink,
+  natsSink,
   siemHecMetricsSink,
   socketSink,
   tsdbMetricsSink,

@@ -3,7 +3,7 @@
 // what is missing; otherwise it says what to install. Under CI a missing peer fails the run here,
 // loudly, instead of letting tests skip.
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, readdirSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -19,6 +19,8 @@ const PEERS = {
   // real InfluxDB 1.x for tsdb_metrics (spec/peers/influxdb1.ts); policy-rc.d keeps the service from starting
   influxdb: '/usr/bin/influxd',
   'influxdb-client': '/usr/bin/influx',
+  // a real NATS server with JetStream for the nats source and sink (spec/peers/nats-server.ts); policy-rc.d keeps its service from starting
+  'nats-server': '/usr/sbin/nats-server',
   // socket activation for the stream listener's systemd#N addresses (spec/connectors/shared/tcp-listener.spec.ts);
   // the same package has systemd-analyze, which checks deploy/systemd/weir.service (spec/deploy/systemd.spec.ts)
   systemd: '/usr/bin/systemd-socket-activate',
@@ -104,13 +106,21 @@ const isRoot = typeof process.getuid === 'function' && process.getuid() === 0;
 if (isRoot) {
   console.error(`test peers: installing ${names.join(', ')} with apt-get`);
   const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
+  // packages such as nats-server and influxdb enable a system service: a policy-rc.d that exits 101
+  // keeps invoke-rc.d from starting it, since the tests run their own instances on loopback ports
+  const POLICY = '/usr/sbin/policy-rc.d';
+  const ownPolicy = !existsSync(POLICY);
+  if (ownPolicy) writeFileSync(POLICY, '#!/bin/sh\nexit 101\n', { mode: 0o755 });
   try {
     execFileSync('apt-get', ['update', '-qq'], { stdio: 'inherit', env });
     execFileSync('apt-get', ['install', '-y', '-qq', '--no-install-recommends', ...names], { stdio: 'inherit', env });
   } catch (err) {
     console.error(`test peers: apt-get failed: ${err.message}`);
-    process.exit(1);
+    process.exitCode = 1;
+  } finally {
+    if (ownPolicy) rmSync(POLICY, { force: true });
   }
+  if (process.exitCode === 1) process.exit(1);
   const still = missing.filter(([, bin]) => !existsSync(bin) && !existsSync(bin.replace('/usr/bin/', '/usr/sbin/')));
   if (still.length) {
     console.error(`test peers: still missing after install: ${still.map(([p]) => p).join(', ')}`);
