@@ -99,6 +99,21 @@ inputs = ["forward"]
 path = "/var/log/weir/forward-%Y-%m-%d.log"
 encoding.codec = "json"
 `,
+  'source.nats': `[sources.orders]
+type = "nats"
+url = "nats://127.0.0.1:4222"
+connection_name = "weir-orders"
+subject = "orders.>"
+decoding.codec = "json"
+jetstream.stream = "ORDERS"
+jetstream.consumer = "weir"
+
+[sinks.out]
+type = "console"
+inputs = ["orders"]
+encoding.codec = "json"
+acknowledgements.enabled = true
+`,
   'source.opentelemetry': `[sources.otel]
 type = "opentelemetry"
 grpc.address = "0.0.0.0:4317"
@@ -380,6 +395,18 @@ type = "internal_metrics"
 type = "logsvc_metrics"
 inputs = ["self"]
 token = "\${LOGSVC_TOKEN:-change-me}"
+`,
+  'sink.nats': `[sources.in]
+type = "stdin"
+decoding.codec = "json"
+
+[sinks.out]
+type = "nats"
+inputs = ["in"]
+url = "nats://127.0.0.1:4222"
+subject = "logs.{{ service }}"
+encoding.codec = "json"
+jetstream.enabled = true
 `,
   'sink.siem_hec_metrics': `[sources.self]
 type = "internal_metrics"
