@@ -47,9 +47,9 @@ describe('connectors/shared/cloudg: a key the token endpoint refuses, in the dae
       expect(outcome, weir.stderr()).to.deep.equal({ code: 0, signal: null });
       const stderr = weir.stderr();
       expect(stderr).to.include('Healthcheck failed.').and.include('invalid_grant');
-      // five lines in, none sent, all five rejected: counted as discarded, none lost
+      // five lines in, none sent, all five rejected: discarded, and lost in the final account with the reason
       expect(stderr).to.match(/sink\s+out\s+received=5 sent=0 discarded=5/);
-      expect(stderr).to.include('\n0 events lost');
+      expect(stderr).to.match(/\n5 events lost\n\s+5 rejected by the sink: sink "out"/);
       // nothing reached the service without a token; the token endpoint was asked by the health
       // check and at most once per batch of two (concurrent batches may share one exchange), never again
       expect(tokens.http.requests.slice(requests).every((r) => r.method === 'POST' && r.path === '/token')).to.equal(true);
