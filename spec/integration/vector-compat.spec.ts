@@ -159,15 +159,16 @@ describe('Vector habits on the weir command line', function () {
     expect(json.aliases.loki).to.equal('labelstore');
   });
 
-  it('weir vrl: --print-object / -o prints the event; piped input without a program names the flags that exist', async () => {
+  it('weir vrl: --print-object / -o prints the event; piped input without a program goes to the REPL, as Vector\'s vrl does', async () => {
     const r = await runWeir(['vrl', '-o', '.b = to_int!(.a) + 1'], { input: '{"a":1}\n{"a":2}\n' });
     expect(r.code, r.stderr).to.equal(0);
     expect(r.stdout).to.equal('{"a":1,"b":2}\n{"a":2,"b":3}\n');
     const long = await runWeir(['vrl', '--print-object', '.b = 1'], { input: '{}\n' });
     expect(long.stdout).to.equal('{"b":1}\n');
+    // each piped line is a program of the REPL: an object literal prints itself
     const none = await runWeir(['vrl'], { input: '{"a":1}\n' });
-    expect(none.code).to.equal(2);
-    expect(none.stderr).to.include('--program <file>').and.not.include('--program-file');
+    expect(none.code, none.stderr).to.equal(0);
+    expect(none.stdout).to.include('$ {"a":1}');
   });
 });
 
