@@ -22,6 +22,7 @@ const LAZY = [
   'yaml',
   'classic-level',
   'avsc',
+  'nats',
 ];
 
 const here = (p: string) => JSON.stringify(fileURLToPath(new URL(p, import.meta.url)));

@@ -5,7 +5,11 @@
  * fails instead).
  */
 import { readFileSync } from 'node:fs';
-import { type Authenticator, type ConnectionOptions, type NatsConnection, connect, credsAuthenticator, nkeyAuthenticator, tokenAuthenticator, usernamePasswordAuthenticator } from 'nats';
+import type { Authenticator, ConnectionOptions, NatsConnection } from 'nats';
+import { lazyModule } from '../../../lib/lazy-module.js';
+
+/** The NATS client, loaded when a nats component first connects (most pipelines have none). */
+export const natsClient = lazyModule<typeof import('nats')>('nats');
 import { tlsConnectOptions } from '../../../lib/net/tls.js';
 import { type NatsAuthConfig, type NatsConnectionConfig, serverAddresses } from './options.js';
 
@@ -17,18 +21,18 @@ export function natsAuthenticator(auth: NatsAuthConfig): Authenticator {
   const bytes = (s: string) => new TextEncoder().encode(s);
   switch (auth.strategy) {
     case 'user_password':
-      return usernamePasswordAuthenticator(auth.user_password.user, auth.user_password.password);
+      return natsClient().usernamePasswordAuthenticator(auth.user_password.user, auth.user_password.password);
     case 'token':
-      return tokenAuthenticator(auth.token.value);
+      return natsClient().tokenAuthenticator(auth.token.value);
     case 'credentials_file':
       try {
-        return credsAuthenticator(readFileSync(auth.credentials_file.path));
+        return natsClient().credsAuthenticator(readFileSync(auth.credentials_file.path));
       } catch (err) {
         throw new Error(`auth.credentials_file.path: cannot read ${auth.credentials_file.path}: ${(err as Error).message}`);
       }
     case 'nkey':
       // the seed signs the server's nonce; the public key is derived from it
-      return nkeyAuthenticator(bytes(auth.nkey.seed));
+      return natsClient().nkeyAuthenticator(bytes(auth.nkey.seed));
   }
 }
 
@@ -61,7 +65,7 @@ export class NatsLink {
   get(): Promise<NatsConnection> {
     if (this.isClosed) return Promise.reject(new Error('the NATS connection was closed'));
     if (this.conn !== undefined) return this.conn;
-    const p = connect(this.options);
+    const p = natsClient().connect(this.options);
     this.conn = p;
     const forget = () => {
       if (this.conn === p) this.conn = undefined;

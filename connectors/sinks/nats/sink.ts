@@ -5,11 +5,11 @@
  * a request to the stream and its acknowledgement (PubAck) is the delivery; messages without one
  * are published again, so delivery is at least once.
  */
-import { ErrorCode, type JetStreamClient, NatsError, connect } from 'nats';
+import type { JetStreamClient } from 'nats';
 import type { OperatorFunction } from 'rxjs';
 import type { SinkContext } from '../../../lib/component.js';
 import type { Delivery, EventBatch } from '../../../lib/event.js';
-import { NatsLink, natsConnectionOptions } from '../../shared/nats/connect.js';
+import { NatsLink, natsClient, natsConnectionOptions } from '../../shared/nats/connect.js';
 import { requestSink } from '../../shared/request-sink.js';
 import type { NatsSinkConfig } from './config.js';
 import { type NatsMessage, createNatsEncoder } from './encoder.js';
@@ -21,10 +21,15 @@ export const MAX_MESSAGES_PER_ATTEMPT = 100;
 const MAX_BYTES_PER_ATTEMPT = 4 * 1024 * 1024;
 
 /** Client errors that no later attempt can fix: the message or its subject is at fault. */
-const FINAL_CODES = new Set<string>([ErrorCode.MaxPayloadExceeded, ErrorCode.BadSubject, ErrorCode.BadPayload, ErrorCode.InvalidPayload, ErrorCode.BadHeader]);
+/** The client's codes of errors a retry cannot mend; read when the first error is classified. */
+let finalCodes: Set<string> | undefined;
+const FINAL_CODES = (): Set<string> => {
+  const { ErrorCode } = natsClient();
+  return (finalCodes ??= new Set<string>([ErrorCode.MaxPayloadExceeded, ErrorCode.BadSubject, ErrorCode.BadPayload, ErrorCode.InvalidPayload, ErrorCode.BadHeader]));
+};
 
 /** Whether a message's error is for good (refused) rather than worth another attempt. */
-export const isFinalNatsError = (err: unknown): boolean => err instanceof NatsError && FINAL_CODES.has(err.code);
+export const isFinalNatsError = (err: unknown): boolean => err instanceof natsClient().NatsError && FINAL_CODES().has((err as { code: string }).code);
 
 /** Builds the sink; `link` replaces the connection made from the options (tests). */
 export function buildNatsSink(config: NatsSinkConfig, ctx: SinkContext, link = new NatsLink(natsConnectionOptions(config))): OperatorFunction<EventBatch, Delivery> {
@@ -84,7 +89,7 @@ function publishOptions(m: NatsMessage, timeoutMs: number): { timeout: number; m
 /** As Vector checks: one connection to the servers (with the sink's auth and TLS), never retried. */
 export async function natsHealthcheck(config: NatsSinkConfig): Promise<void> {
   if (config.healthcheck.enabled === false) return;
-  const nc = await connect(
+  const nc = await natsClient().connect(
     natsConnectionOptions(config, { waitOnFirstConnect: false, reconnect: false, maxReconnectAttempts: 0, timeout: config.request.timeout_secs * 1000 }),
   );
   await nc.close();

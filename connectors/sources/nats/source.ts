@@ -10,7 +10,7 @@
  * its events (with end-to-end acknowledgements; without them once they are in the buffers
  * downstream), negatively acknowledged otherwise, so the server delivers it again.
  */
-import { type Consumer, type ConsumerMessages, type JsMsg, type Msg, type NatsConnection, type Subscription } from 'nats';
+import type { Consumer, ConsumerMessages, JsMsg, Msg, NatsConnection, Subscription } from 'nats';
 import { type Observable, Subject, defer, takeUntil } from 'rxjs';
 import type { SourceContext } from '../../../lib/component.js';
 import type { DeliveryStatus, Event, EventBatch } from '../../../lib/event.js';
