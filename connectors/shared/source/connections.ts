@@ -3,11 +3,14 @@
  * the skeleton's terms, and the one way a connection's bytes become batches through a stream
  * decoder. The source drains once every connection closed after shutdown.
  */
+import type { Socket as DatagramSocket } from 'node:dgram';
 import type { StreamDecoder } from '../../../lib/codecs/index.js';
 import type { SourceContext } from '../../../lib/component.js';
 import { type EventBatch, rememberBatchSize } from '../../../lib/event.js';
+import { type SocketAddress, formatSocketAddress } from '../../../lib/net/socket-address.js';
 import type { Path } from '../../../lib/path.js';
 import { addClientMetadata } from '../client-metadata.js';
+import { listening } from '../listener-events.js';
 import { type Connection, type StreamListenerOptions, streamConnections } from '../tcp-listener.js';
 import type { SourceOutput } from './output.js';
 import type { RunningSource } from './run.js';
@@ -45,4 +48,32 @@ export function decodeConnection(conn: Connection, out: SourceOutput, decoder: S
     conn.pauseIfClosed();
   });
   conn.socket.on('end', () => emit(decoder.end()));
+}
+
+/**
+ * Binds a datagram socket whose `message` handler the source attached. An error before the bind
+ * (address in use) fails the source; after it `onReadError` decides (default: fails it too). A
+ * datagram socket has nothing in hand to finish: shutdown closes it at once.
+ */
+export function serveDatagrams(
+  ctx: SourceContext,
+  out: SourceOutput,
+  sock: DatagramSocket,
+  addr: SocketAddress,
+  onReadError: (err: Error) => void = (err) => out.fail(err),
+): RunningSource {
+  let bound = false;
+  sock.on('error', (err) => (bound ? onReadError(err) : out.fail(err)));
+  sock.bind(addr.port, addr.host, () => {
+    bound = true;
+    const a = sock.address();
+    listening(ctx, formatSocketAddress({ host: a.address, port: a.port }));
+  });
+  let closed = false;
+  const close = () => {
+    if (closed) return;
+    closed = true;
+    sock.close();
+  };
+  return { drain: close, close };
 }

@@ -16,9 +16,9 @@ import type { SourceContext } from '../../../lib/component.js';
 import type { DeliveryStatus, Event, EventBatch } from '../../../lib/event.js';
 import { pullWhile } from '../../../lib/gate.js';
 import { cloudwClientConfig } from '../../shared/cloudw/client.js';
-import { type SettledPart, type SourceOutput, Unsettled, runSource } from '../../shared/source/index.js';
+import { type MessageDecoder, type SettledPart, type SourceOutput, Unsettled, createMessageDecoder, runSource } from '../../shared/source/index.js';
 import type { CloudwQueueSourceConfig } from './config.js';
-import { createMessageDecoder, sentTimestamp } from './decode.js';
+import { sentTimestamp } from './decode.js';
 import { createDeleter } from './deleter.js';
 import { type QueueSourceEvents, queueSourceEvents } from './events.js';
 import { lazyModule } from '../../../lib/lazy-module.js';
@@ -64,7 +64,7 @@ export function buildCloudwQueueSource(config: CloudwQueueSourceConfig, ctx: Sou
 /** The receive loops' shared state: the client, the deleter and the messages awaiting delivery. */
 class QueueReceiver {
   private readonly events: QueueSourceEvents;
-  private readonly decode: ReturnType<typeof createMessageDecoder>;
+  private readonly decode: MessageDecoder;
   private readonly deleter: ReturnType<typeof createDeleter>;
   private readonly stop = new AbortController();
   private readonly unsettled = new Unsettled();
@@ -79,7 +79,7 @@ class QueueReceiver {
     private readonly borrowed: boolean,
   ) {
     this.events = queueSourceEvents(ctx);
-    this.decode = createMessageDecoder(config, ctx);
+    this.decode = createMessageDecoder(config, ctx, 'cloudw_queue');
     this.deleter = createDeleter(sqs, config.queue_url, this.events, DELETE_TIMEOUT_MS);
   }
 

@@ -10,12 +10,11 @@ import type { TlsOptions } from 'node:tls';
 import type { Observable } from 'rxjs';
 import type { SourceContext } from '../../../lib/component.js';
 import type { EventBatch } from '../../../lib/event.js';
-import { type SocketAddress, formatSocketAddress, parseSocketAddress } from '../../../lib/net/socket-address.js';
+import { type SocketAddress, parseSocketAddress } from '../../../lib/net/socket-address.js';
 import { parsePath } from '../../../lib/path.js';
 import { type ListenTarget, parseListenAddress } from '../../shared/listen-address.js';
 import { listenerTls } from '../../shared/listener-config.js';
-import { listening } from '../../shared/listener-events.js';
-import { type RunningSource, type SourceOutput, decodeConnection, runSource, serveConnections } from '../../shared/source/index.js';
+import { type RunningSource, type SourceOutput, decodeConnection, runSource, serveConnections, serveDatagrams } from '../../shared/source/index.js';
 import type { SocketSourceConfig } from './config.js';
 import { decoderFor } from './decoder.js';
 
@@ -75,17 +74,5 @@ function runUdp(config: SocketSourceConfig, ctx: SourceContext, out: SourceOutpu
     const rest = decoder.end();
     out.emit(rest.length === 0 ? first : first.length === 0 ? rest : first.concat(rest));
   });
-  sock.on('error', (err) => out.fail(err));
-  sock.bind(addr.port, addr.host, () => {
-    const a = sock.address();
-    listening(ctx, formatSocketAddress({ host: a.address, port: a.port }));
-  });
-  let closed = false;
-  const close = () => {
-    if (closed) return;
-    closed = true;
-    sock.close();
-  };
-  // a datagram socket has nothing in hand to finish: shutdown closes it at once
-  return { drain: close, close };
+  return serveDatagrams(ctx, out, sock, addr);
 }

@@ -12,12 +12,11 @@ import type { Observable } from 'rxjs';
 import { type StreamDecoder, streamDecoderFactory } from '../../../lib/codecs/stream-decoder.js';
 import type { SourceContext } from '../../../lib/component.js';
 import type { EventBatch } from '../../../lib/event.js';
-import { type SocketAddress, formatSocketAddress, parseSocketAddress } from '../../../lib/net/socket-address.js';
+import { type SocketAddress, parseSocketAddress } from '../../../lib/net/socket-address.js';
 import { parsePath } from '../../../lib/path.js';
 import { type ListenTarget, parseListenAddress } from '../../shared/listen-address.js';
 import { listenerTls } from '../../shared/listener-config.js';
-import { listening } from '../../shared/listener-events.js';
-import { type RunningSource, type SourceOutput, decodeConnection, runSource, serveConnections } from '../../shared/source/index.js';
+import { type RunningSource, type SourceOutput, decodeConnection, runSource, serveConnections, serveDatagrams } from '../../shared/source/index.js';
 import type { SyslogSourceConfig } from './config.js';
 import { SYSLOG_SOURCE_TYPE, syslogDeserializer } from './decode.js';
 import { type SyslogEvents, syslogEvents } from './events.js';
@@ -78,7 +77,6 @@ function runUdp(config: SyslogSourceConfig, ctx: SourceContext, out: SourceOutpu
     type: addr.host.includes(':') ? 'udp6' : 'udp4',
     ...(config.receive_buffer_bytes !== undefined ? { recvBufferSize: config.receive_buffer_bytes } : {}),
   });
-  let bound = false;
   sock.on('message', (msg, rinfo) => {
     out.received(msg.length);
     decoder.stamp.host = rinfo.address;
@@ -86,19 +84,6 @@ function runUdp(config: SyslogSourceConfig, ctx: SourceContext, out: SourceOutpu
     const rest = decoder.end();
     out.emit(rest.length === 0 ? first : first.length === 0 ? rest : first.concat(rest));
   });
-  // before binding an error is fatal (address in use); after, one failed read is counted
-  sock.on('error', (err) => (bound ? events.receiveFailed(err) : out.fail(err)));
-  sock.bind(addr.port, addr.host, () => {
-    bound = true;
-    const a = sock.address();
-    listening(ctx, formatSocketAddress({ host: a.address, port: a.port }));
-  });
-  let closed = false;
-  const close = () => {
-    if (closed) return;
-    closed = true;
-    sock.close();
-  };
-  // a datagram socket has nothing in hand to finish: shutdown closes it at once
-  return { drain: close, close };
+  // after the bind, one failed read is counted and the socket goes on
+  return serveDatagrams(ctx, out, sock, addr, (err) => events.receiveFailed(err));
 }
