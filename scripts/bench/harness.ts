@@ -3,6 +3,7 @@
  * through tsx, as this one runs), reading its READY line, and waiting for a pipeline's socket.
  */
 import type { spawn } from 'node:child_process';
+import { Agent, request } from 'node:http';
 import { connect, createServer } from 'node:net';
 import { dirname, join } from 'node:path';
 import { createInterface } from 'node:readline';
@@ -112,4 +113,50 @@ export async function socketPipeline(name: string, sinks: Record<string, Record<
       rmSync(dir, { recursive: true, force: true });
     },
   };
+}
+
+/** Where and how {@link postAll} sends its bodies. */
+export interface PostTarget {
+  readonly port: number;
+  readonly path: string;
+  readonly contentType: string;
+}
+
+/**
+ * POSTs `requests` bodies (taken in turn from `payloads`) with `concurrency` requests in flight on
+ * keep-alive connections; a 503 is sent again (a source holding or refusing under backpressure),
+ * any other status than 200 fails the run. Returns the seconds taken, the bytes sent once each and
+ * how many sends were repeated.
+ */
+export async function postAll(target: PostTarget, payloads: readonly Buffer[], requests: number, concurrency: number): Promise<{ secs: number; bytes: number; retried: number }> {
+  const agent = new Agent({ keepAlive: true, maxSockets: concurrency });
+  const post = (body: Buffer) =>
+    new Promise<number>((res, rej) => {
+      const headers = { 'content-type': target.contentType, 'content-length': body.length };
+      const r = request({ host: '127.0.0.1', port: target.port, path: target.path, method: 'POST', agent, headers }, (resp) => {
+        resp.resume();
+        resp.on('end', () => res(resp.statusCode ?? 0));
+      });
+      r.on('error', rej);
+      r.end(body);
+    });
+  let next = 0;
+  let bytes = 0;
+  let retried = 0;
+  const start = process.hrtime.bigint();
+  const worker = async () => {
+    while (next < requests) {
+      const body = payloads[next++ % payloads.length]!;
+      for (;;) {
+        const status = await post(body);
+        if (status === 200) break;
+        if (status !== 503) throw new Error(`unexpected status ${status}`);
+        retried++;
+      }
+      bytes += body.length;
+    }
+  };
+  await Promise.all(Array.from({ length: concurrency }, worker));
+  agent.destroy();
+  return { secs: Number(process.hrtime.bigint() - start) / 1e9, bytes, retried };
 }

@@ -13,11 +13,11 @@
  */
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { Agent, createServer, request } from 'node:http';
+import { createServer } from 'node:http';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { freePort, listening, script } from './harness.js';
+import { freePort, listening, postAll, script } from './harness.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
 // compiled: dist/scripts/bench; through tsx: scripts/bench
@@ -60,17 +60,6 @@ function bodies(perRequest: number): Buffer[] {
   return out;
 }
 
-function post(agent: Agent, port: number, body: Buffer): Promise<number> {
-  return new Promise((res, rej) => {
-    const r = request({ host: '127.0.0.1', port, path: '/', method: 'POST', agent, headers: { 'content-type': 'application/x-ndjson', 'content-length': body.length } }, (resp) => {
-      resp.resume();
-      resp.on('end', () => res(resp.statusCode ?? 0));
-    });
-    r.on('error', rej);
-    r.end(body);
-  });
-}
-
 /** User + system CPU seconds a process has used so far. */
 function cpuSecs(pid: number): number {
   const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
@@ -82,28 +71,9 @@ function cpuSecs(pid: number): number {
 const peakRssMiB = (pid: number) => Number(/VmHWM:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0) / 1024;
 
 async function load(port: number, pid: number, payloads: Buffer[], requests: number, concurrency: number) {
-  const agent = new Agent({ keepAlive: true, maxSockets: concurrency });
-  let next = 0;
-  let bytes = 0;
-  let retried = 0;
   const cpu0 = cpuSecs(pid);
-  const start = process.hrtime.bigint();
-  const worker = async () => {
-    while (next < requests) {
-      const body = payloads[next++ % payloads.length]!;
-      for (;;) {
-        const status = await post(agent, port, body);
-        if (status === 200) break;
-        if (status !== 503) throw new Error(`unexpected status ${status}`);
-        retried++;
-      }
-      bytes += body.length;
-    }
-  };
-  await Promise.all(Array.from({ length: concurrency }, worker));
-  const secs = Number(process.hrtime.bigint() - start) / 1e9;
+  const { secs, bytes, retried } = await postAll({ port, path: '/', contentType: 'application/x-ndjson' }, payloads, requests, concurrency);
   const cpu = cpuSecs(pid) - cpu0;
-  agent.destroy();
   return { secs, bytes, cpu, rss: peakRssMiB(pid), retried };
 }
 

@@ -8,12 +8,11 @@
  */
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { Agent, request } from 'node:http';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { otlpLogsProto } from '../../connectors/sources/opentelemetry/proto.js';
+import { freePort, postAll } from './harness.js';
 
 const requests = Number(process.argv[2] ?? 2000);
 const perRequest = Number(process.argv[3] ?? 500);
@@ -21,14 +20,6 @@ const concurrency = Number(process.argv[4] ?? 4);
 const here = dirname(fileURLToPath(import.meta.url));
 // compiled: dist/scripts/bench; through tsx: scripts/bench
 const repo = resolve(here, here.includes('/dist/') ? '../../..' : '../..');
-
-const freePort = () =>
-  new Promise<number>((res) => {
-    const s = createServer().listen(0, '127.0.0.1', () => {
-      const port = (s.address() as { port: number }).port;
-      s.close(() => res(port));
-    });
-  });
 
 /** Distinct bodies so no layer can cache one answer. */
 function bodies(): Buffer[] {
@@ -55,17 +46,6 @@ function bodies(): Buffer[] {
   return out;
 }
 
-function post(agent: Agent, port: number, body: Buffer): Promise<number> {
-  return new Promise((res, rej) => {
-    const r = request({ host: '127.0.0.1', port, path: '/v1/logs', method: 'POST', agent, headers: { 'content-type': 'application/x-protobuf', 'content-length': body.length } }, (resp) => {
-      resp.resume();
-      resp.on('end', () => res(resp.statusCode ?? 0));
-    });
-    r.on('error', rej);
-    r.end(body);
-  });
-}
-
 async function main(): Promise<void> {
   const payloads = bodies();
   const [grpcPort, httpPort] = [await freePort(), await freePort()];
@@ -84,29 +64,10 @@ async function main(): Promise<void> {
     if (child.exitCode !== null) throw new Error(`weir exited: ${log}`);
     await new Promise((r) => setTimeout(r, 20));
   }
-  const agent = new Agent({ keepAlive: true, maxSockets: concurrency });
-  let next = 0;
-  let bytes = 0;
-  let retried = 0;
-  const start = process.hrtime.bigint();
-  const worker = async () => {
-    while (next < requests) {
-      const body = payloads[next++ % payloads.length]!;
-      for (;;) {
-        const status = await post(agent, httpPort, body);
-        if (status === 200) break;
-        if (status !== 503) throw new Error(`unexpected status ${status}`);
-        retried++;
-      }
-      bytes += body.length;
-    }
-  };
-  await Promise.all(Array.from({ length: concurrency }, worker));
-  const secs = Number(process.hrtime.bigint() - start) / 1e9;
+  const { secs, bytes, retried } = await postAll({ port: httpPort, path: '/v1/logs', contentType: 'application/x-protobuf' }, payloads, requests, concurrency);
   const status = readFileSync(`/proc/${child.pid}/status`, 'utf8');
   const hwmKb = Number(/VmHWM:\s+(\d+)/.exec(status)?.[1] ?? 0);
   child.kill('SIGKILL');
-  agent.destroy();
   const events = requests * perRequest;
   console.log(
     `opentelemetry(http protobuf) -> blackhole: ${requests} requests x ${perRequest} records, concurrency ${concurrency}: ` +
