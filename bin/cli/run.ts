@@ -93,9 +93,21 @@ export async function runCommand(opts: RunOptions, logRoot: LogRoot): Promise<nu
     log.error('Management API failed to start.', { error: (err as Error).message });
     return EXIT_CONFIG;
   }
+  // a signal during the start (sources may already emit) is kept, and handled once the run's
+  // handlers are in place, instead of ending the process with the default action
+  const early: ('SIGINT' | 'SIGTERM')[] = [];
+  const keepInt = () => early.push('SIGINT');
+  const keepTerm = () => early.push('SIGTERM');
+  process.on('SIGINT', keepInt);
+  process.on('SIGTERM', keepTerm);
+  const dropEarly = () => {
+    process.off('SIGINT', keepInt);
+    process.off('SIGTERM', keepTerm);
+  };
   try {
     await topology.start(config);
   } catch (err) {
+    dropEarly();
     await api?.close();
     if (err instanceof ConfigError) {
       log.error('Configuration error.');
@@ -194,8 +206,10 @@ export async function runCommand(opts: RunOptions, logRoot: LogRoot): Promise<nu
     process.on('SIGINT', () => onSignal('SIGINT'));
     process.on('SIGTERM', () => onSignal('SIGTERM'));
     process.on('SIGHUP', () => void reload());
+    dropEarly();
     const failedAtStart = topology.failures.find((f) => f.atStart);
     if (failedAtStart) return void finish(describeFailure(failedAtStart), failedAtStart);
+    for (const signal of early) onSignal(signal);
     // one turn of the event loop first, with the signal handlers in place: a listener that cannot
     // bind (EADDRINUSE) reports it in that turn, and the run ends without claiming it started
     setImmediate(() => {
