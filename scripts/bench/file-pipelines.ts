@@ -197,6 +197,8 @@ async function runCase(kind: string, path: string, lines: number, follow: boolea
     const { Topology } = await import('../../lib/topology/topology.js');
     const { LogRoot } = await import('../../lib/log.js');
     const dir = mkdtempSync(join(tmpdir(), 'weir-bench-file-data-'));
+    // the checkpoints: report() exits without stopping the topology
+    process.once('exit', () => rmSync(dir, { recursive: true, force: true }));
     const sink =
       kind === 'tcp'
         ? { type: 'socket', inputs: ['in'], mode: 'tcp', address: `127.0.0.1:${await tcpConsumer()}`, encoding: { codec: 'text' }, framing: { method: 'newline_delimited' } }
