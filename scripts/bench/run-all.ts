@@ -22,6 +22,7 @@ interface Bench {
 const BENCHES: readonly Bench[] = [
   { name: 'tcp-pipelines', args: ['64'] }, // MiB of 200-byte lines, all five cases
   { name: 'socket-source', args: ['64'] }, // MiB
+  { name: 'file-pipelines', args: ['32'] }, // MiB file: file -> socket(tcp) and file -> http, pre-written and appended, against bare Node
   { name: 'tokenizer', args: [] },
   { name: 'reduce', args: [] },
   { name: 'throttle', args: [] },
