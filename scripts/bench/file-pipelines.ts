@@ -19,7 +19,7 @@ import { connect } from 'node:net';
 import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
-import { firstLine, peakRssMiB, script, whenDone } from './harness.js';
+import { firstLine, lineSplitter, peakRssMiB, script, startConsumer, whenDone } from './harness.js';
 
 const LINE_BYTES = 200;
 const PER_BLOCK = 20_000; // 4 MB blocks
@@ -42,36 +42,6 @@ async function writeLines(path: string, lines: number, flags: string): Promise<v
     if (!out.write(block(n, Math.min(PER_BLOCK, lines - n)))) await new Promise<void>((r) => out.once('drain', () => r()));
   }
   await new Promise<void>((r) => out.end(r));
-}
-
-/** Starts a consumer script (tcp-consumer, http-consumer); resolves with its port; `onLine` sees its later lines. */
-function startConsumer(name: string, args: string[], onLine?: (line: string) => void): Promise<number> {
-  const child = spawn(process.execPath, [...script(name), ...args], { stdio: ['ignore', 'pipe', 'inherit'] });
-  process.on('exit', () => child.kill());
-  process.once('SIGTERM', () => process.exit(0));
-  return new Promise((resolve) => {
-    let port = 0;
-    createInterface({ input: child.stdout! }).on('line', (l) => {
-      const m = port ? null : /"port":(\d+)/.exec(l);
-      if (m) resolve((port = Number(m[1])));
-      else onLine?.(l);
-    });
-  });
-}
-
-/** Calls `onLine` for each complete line of a stream's string chunks; keeps the partial tail. */
-function lineSplitter(onLine: (line: string) => void): (chunk: string) => void {
-  let rest = '';
-  return (chunk) => {
-    const text = rest + chunk;
-    let start = 0;
-    let nl: number;
-    while ((nl = text.indexOf('\n', start)) >= 0) {
-      onLine(text.slice(start, nl));
-      start = nl + 1;
-    }
-    rest = text.slice(start);
-  };
 }
 
 /**

@@ -2,7 +2,7 @@
  * What every benchmark script shares: starting a sibling script in its own process (compiled or
  * through tsx, as this one runs), reading its READY line, and waiting for a pipeline's socket.
  */
-import type { spawn } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { Agent, request } from 'node:http';
 import { connect, createServer } from 'node:net';
 import { dirname, join } from 'node:path';
@@ -159,4 +159,38 @@ export async function postAll(target: PostTarget, payloads: readonly Buffer[], r
   await Promise.all(Array.from({ length: concurrency }, worker));
   agent.destroy();
   return { secs: Number(process.hrtime.bigint() - start) / 1e9, bytes, retried };
+}
+
+/** Calls `onLine` for each complete line of a text stream's chunks; keeps the partial tail. */
+export function lineSplitter(onLine: (line: string) => void): (chunk: string) => void {
+  let rest = '';
+  return (chunk) => {
+    const text = rest + chunk;
+    let start = 0;
+    let nl: number;
+    while ((nl = text.indexOf('\n', start)) >= 0) {
+      onLine(text.slice(start, nl));
+      start = nl + 1;
+    }
+    rest = text.slice(start);
+  };
+}
+
+/**
+ * Starts a consumer script (http-consumer, tcp-consumer) in its own process; resolves with its port.
+ * `onLine` sees its later stdout lines.
+ */
+export async function startConsumer(name: string, args: string[] = [], onLine?: (line: string) => void): Promise<number> {
+  const child = spawn(process.execPath, [...script(name), ...args], { stdio: ['ignore', 'pipe', 'inherit'] });
+  process.on('exit', () => child.kill());
+  // a signal skips 'exit' handlers: turn it into an exit so the consumer never outlives the case
+  process.once('SIGTERM', () => process.exit(0));
+  return new Promise((resolve) => {
+    let port = 0;
+    createInterface({ input: child.stdout! }).on('line', (l) => {
+      const m = port ? null : /"port":(\d+)/.exec(l);
+      if (m) resolve((port = Number(m[1])));
+      else onLine?.(l);
+    });
+  });
 }

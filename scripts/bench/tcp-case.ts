@@ -17,7 +17,6 @@
  */
 import { createServer } from 'node:net';
 import { Agent, request } from 'node:http';
-import { spawn } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import { PerformanceObserver } from 'node:perf_hooks';
 import { mkdtempSync, readFileSync, readdirSync, rmSync, statSync } from 'node:fs';
@@ -29,7 +28,7 @@ import { Topology } from '../../lib/topology/topology.js';
 import { LogRoot } from '../../lib/log.js';
 import { diskBufferPath } from '../../lib/buffer/index.js';
 import { sizeYoungGeneration } from '../../bin/startup/young-generation.js';
-import { freePort, listening, script } from './harness.js';
+import { freePort, lineSplitter, listening, startConsumer } from './harness.js';
 
 const [kind = 'baseline', linesArg = '0', threadsArg = '1'] = process.argv.slice(2);
 const lines = Number(linesArg);
@@ -97,40 +96,6 @@ function dirBytes(dir: string): number {
     return 0;
   }
   return n;
-}
-
-/** Calls `onLine` for each complete line of a text stream's chunks; keeps the partial tail. */
-function lineSplitter(onLine: (line: string) => void): (chunk: string) => void {
-  let rest = '';
-  return (chunk) => {
-    const text = rest + chunk;
-    let start = 0;
-    let nl: number;
-    while ((nl = text.indexOf('\n', start)) >= 0) {
-      onLine(text.slice(start, nl));
-      start = nl + 1;
-    }
-    rest = text.slice(start);
-  };
-}
-
-/**
- * Starts a consumer script (http-consumer, tcp-consumer) in its own process; resolves with its port.
- * `onLine` sees its later stdout lines.
- */
-async function startConsumer(name: string, args: string[] = [], onLine?: (line: string) => void): Promise<number> {
-  const child = spawn(process.execPath, [...script(name), ...args], { stdio: ['ignore', 'pipe', 'inherit'] });
-  process.on('exit', () => child.kill());
-  // a signal skips 'exit' handlers: turn it into an exit so the consumer never outlives the case
-  process.once('SIGTERM', () => process.exit(0));
-  return new Promise((resolve) => {
-    let port = 0;
-    createInterface({ input: child.stdout! }).on('line', (l) => {
-      const m = port ? null : /"port":(\d+)/.exec(l);
-      if (m) resolve((port = Number(m[1])));
-      else onLine?.(l);
-    });
-  });
 }
 
 /** The Apache common-log pattern, in the remap language's syntax and in JavaScript's. */
