@@ -37,8 +37,8 @@ export interface TestServer {
   close(): Promise<void>;
 }
 
-/** Starts a server; `tls` makes it HTTPS. */
-export async function startTestServer(reply: TestServer['reply'] = () => 200, tls?: HttpsOptions): Promise<TestServer> {
+/** Starts a server; `tls` makes it HTTPS; `port` 0 takes a free one (a fixed one brings a stopped server back where it was). */
+export async function startTestServer(reply: TestServer['reply'] = () => 200, tls?: HttpsOptions, port = 0): Promise<TestServer> {
   const sockets = new Set<Socket>();
   const stalled = new Set<ServerResponse>();
   let n = 0;
@@ -94,10 +94,9 @@ export async function startTestServer(reply: TestServer['reply'] = () => 200, tl
     sockets.add(s);
     s.on('close', () => sockets.delete(s));
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const port = (server.address() as AddressInfo).port;
-  state.port = port;
-  state.url = `${tls ? 'https' : 'http'}://127.0.0.1:${port}`;
+  await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
+  state.port = (server.address() as AddressInfo).port;
+  state.url = `${tls ? 'https' : 'http'}://127.0.0.1:${state.port}`;
   state.close = () =>
     new Promise<void>((resolve) => {
       for (const s of sockets) s.destroy();

@@ -5,10 +5,11 @@ import { authHeader, targetOf } from '../../shared/http/auth.js';
 import { type HttpService, createHttpService } from '../../shared/http/service.js';
 import type { HttpSinkConfig } from './config.js';
 
-/** The URL requests go to (URI credentials removed) and the Authorization header, if any. */
-export function httpTarget(config: Pick<HttpSinkConfig, 'uri' | 'auth'>): { url: string; authorization: string | undefined } {
+/** The URLs requests go to (URI credentials removed: only `uri` may carry them) and the Authorization header, if any. */
+export function httpTarget(config: Pick<HttpSinkConfig, 'uri' | 'endpoints' | 'auth'>): { urls: string[]; authorization: string | undefined } {
+  if (config.uri === undefined) return { urls: [...(config.endpoints ?? [])], authorization: authHeader(config.auth) };
   const { url, auth } = targetOf(config.uri, config.auth);
-  return { url, authorization: authHeader(auth) };
+  return { urls: [url], authorization: authHeader(auth) };
 }
 
 /** Headers in order of precedence: content type and encoding, `headers`, `request.headers`, auth. */

@@ -8,6 +8,7 @@ import { batchLimits } from '../../../operators/batch-by.js';
 import { httpHealthcheck as checkHealth } from '../../shared/http/healthcheck.js';
 import type { HttpService } from '../../shared/http/service.js';
 import { HttpStatusError, isRetriableTransportError } from '../../shared/http/status.js';
+import { endpointPool, sendThrough } from '../../shared/distribution/index.js';
 import { requestSink } from '../../shared/request-sink.js';
 import type { HttpSinkConfig } from './config.js';
 import { createHttpEncoder } from './encoder.js';
@@ -20,8 +21,12 @@ export function buildHttpSink(config: HttpSinkConfig, ctx: SinkContext, service?
   const encoder = createHttpEncoder(config, ctx.globals.log_schema);
   const compressor = createCompressor(config.compression);
   const http = service ?? createSinkHttpService(config, ctx.globals, encoder.contentType, compressor);
-  const { url } = httpTarget(config);
+  const { urls } = httpTarget(config);
   const method = config.method;
+  const send =
+    urls.length === 1
+      ? (req: HttpSinkRequest, signal: AbortSignal) => http.send({ method, url: urls[0]!, body: req.body }, signal)
+      : sendThrough(endpointPool(urls, config.distribution, ctx), (url: string, req: HttpSinkRequest, signal) => http.send({ method, url, body: req.body }, signal), httpHealth);
   const badRequests = ctx.telemetry.counter('http_bad_requests_total');
   // retry_strategy "none" retries nothing, timeouts and connection errors included
   const request = config.retry_strategy.type === 'none' ? { ...config.request, retry_attempts: 0 } : config.request;
@@ -29,7 +34,7 @@ export function buildHttpSink(config: HttpSinkConfig, ctx: SinkContext, service?
     {
       encode: encoder.encode,
       build: (items) => buildRequest(items, encoder, compressor),
-      send: (req, signal) => http.send({ method, url, body: req.body }, signal),
+      send,
       finished: (req) => encoder.recycle(req.body),
       classify: strategyVerdict(config.retry_strategy),
       isRetriableError: isRetriableTransportError,
@@ -40,6 +45,9 @@ export function buildHttpSink(config: HttpSinkConfig, ctx: SinkContext, service?
     ctx,
   );
 }
+
+/** Vector's health rule for HTTP endpoints: a 5xx answer is a failure, a 2xx a success, anything else says nothing. */
+const httpHealth = (res: HttpResponse): boolean | undefined => (res.status >= 500 ? false : res.status >= 200 && res.status < 300 ? true : undefined);
 
 /** As Vector checks: only with `healthcheck.uri`; `HEAD` must answer exactly 200; never retried. */
 export async function httpHealthcheck(config: HttpSinkConfig, ctx: Pick<SinkContext, 'globals'>, service?: HttpService): Promise<void> {

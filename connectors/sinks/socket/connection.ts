@@ -10,8 +10,8 @@ import { connectFailed, connectionEstablished, connectionLost, connectionShutdow
 /** A TCP host and port, or a unix socket path. */
 export type ConnectTarget = { readonly host: string; readonly port: number } | { readonly path: string };
 
-const INITIAL_BACKOFF_MS = 500;
-const MAX_BACKOFF_MS = 60_000;
+export const INITIAL_BACKOFF_MS = 500;
+export const MAX_BACKOFF_MS = 60_000;
 
 /** A reconnecting stream connection; one per sink. */
 export class StreamConnection {
@@ -30,6 +30,16 @@ export class StreamConnection {
   get(): Promise<Socket> {
     if (this.socket && !this.socket.destroyed) return Promise.resolve(this.socket);
     this.pending ??= this.connectLoop().finally(() => (this.pending = undefined));
+    return this.pending;
+  }
+
+  /** The open socket, or one connection attempt (no retry: a sink with several endpoints moves on to the next). */
+  tryGet(): Promise<Socket> {
+    if (this.closed) return Promise.reject(new Error('connection closed'));
+    if (this.socket && !this.socket.destroyed) return Promise.resolve(this.socket);
+    this.pending ??= this.connectOnce()
+      .then((s) => (this.socket = s))
+      .finally(() => (this.pending = undefined));
     return this.pending;
   }
 

@@ -4,7 +4,7 @@ import { SocketSinkConfig } from './config.js';
 import { buildSocketSink, socketHealthcheck } from './sink.js';
 
 export { SocketSinkConfig } from './config.js';
-export { buildSocketSink } from './sink.js';
+export { buildSocketSink, socketHealthcheck } from './sink.js';
 
 /** The `socket` sink definition. */
 export const socketSink = defineSink({

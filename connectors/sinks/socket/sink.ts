@@ -7,7 +7,8 @@
  */
 import { createSocket } from 'node:dgram';
 import { type NetConnectOpts, type Socket, connect } from 'node:net';
-import type { OperatorFunction } from 'rxjs';
+import { type OperatorFunction, Subject, firstValueFrom, race, timer } from 'rxjs';
+import { endpointPool } from '../../shared/distribution/index.js';
 import { createBatchEncoder } from '../../../lib/codecs/index.js';
 import { deliveriesOf, reportEncodeFailures, serialWriter, writeAndDrain } from '../../shared/stream-writer.js';
 import { SinkEvents } from '../../shared/sink-events.js';
@@ -15,10 +16,10 @@ import type { SinkContext } from '../../../lib/component.js';
 import type { Delivery, EventBatch } from '../../../lib/event.js';
 import { type SocketAddress, parseSocketAddress } from '../../../lib/net/socket-address.js';
 import type { SocketSinkConfig } from './config.js';
-import { type ConnectTarget, StreamConnection } from './connection.js';
-import { writeFailed } from './events.js';
+import { type ConnectTarget, INITIAL_BACKOFF_MS, MAX_BACKOFF_MS, StreamConnection } from './connection.js';
+import { connectFailed, writeFailed } from './events.js';
 
-/** Where the sink connects to. */
+/** Where the sink connects to (one address). */
 export function targetOf(config: SocketSinkConfig): ConnectTarget {
   if (config.mode === 'unix') return { path: config.path! };
   return parseSocketAddress(config.address!) as SocketAddress;
@@ -31,6 +32,7 @@ export function buildSocketSink(config: SocketSinkConfig, ctx: SinkContext): Ope
   // a stream's batches are written one at a time, each done with its bytes before the next is
   // encoded: one buffer serves them all
   const encoder = createBatchEncoder(config.encoding, framing, ctx.globals.log_schema, config.mode !== 'udp');
+  if (config.endpoints !== undefined) return spreadSink(config, ctx, encoder);
   return config.mode === 'udp' ? udpSink(config, ctx, encoder) : streamSink(config, ctx, encoder);
 }
 
@@ -54,6 +56,60 @@ function streamSink(config: SocketSinkConfig, ctx: SinkContext, encoder: ReturnT
     },
     flush: () => conn.end(),
     dispose: () => conn.destroy(),
+  });
+}
+
+/**
+ * Several tcp endpoints: each batch goes to the endpoint the pool picks; a connection that cannot
+ * be made or a write that fails counts against that endpoint and the batch goes to the next. Once
+ * every endpoint failed in a row, the sink waits (0.5 s doubling up to 60 s, as one connection
+ * does) and tries again, holding its input: a batch is never given up while the sink runs. A
+ * write that failed halfway may have reached its receiver in part: at least once, not exactly once.
+ */
+function spreadSink(config: SocketSinkConfig, ctx: SinkContext, encoder: ReturnType<typeof createBatchEncoder>): OperatorFunction<EventBatch, Delivery> {
+  const events = new SinkEvents(ctx);
+  const addresses = config.endpoints!;
+  const conns = new Map(addresses.map((a) => [a, new StreamConnection(parseSocketAddress(a) as SocketAddress, ctx, config.keepalive?.time_secs)]));
+  const pool = endpointPool(addresses, config.distribution, ctx);
+  const stopped = new Subject<void>();
+  let closed = false;
+  const wait = (ms: number) => firstValueFrom(race(timer(ms, ctx.scheduler), stopped), { defaultValue: undefined });
+  return serialWriter(ctx, {
+    async write(batch) {
+      const encoded = encoder.encode(batch);
+      reportEncodeFailures(events, encoded.failed, encoded.reason);
+      if (encoded.encoded.length === 0) return deliveriesOf(encoded, 0);
+      let failedInARow = 0;
+      let backoff = INITIAL_BACKOFF_MS;
+      for (;;) {
+        const lease = pool.pick();
+        const conn = conns.get(lease.endpoint)!;
+        try {
+          await writeAndDrain(await conn.tryGet(), encoded.bytes);
+          lease.done(true);
+          return deliveriesOf(encoded, encoded.bytes.length);
+        } catch (err) {
+          lease.done(false);
+          conn.reset();
+          if (closed) return deliveriesOf(encoded, 0, 'errored');
+          if (++failedInARow % addresses.length === 0) {
+            connectFailed(ctx, err as Error, backoff);
+            await wait(backoff);
+            backoff = Math.min(backoff * 2, MAX_BACKOFF_MS);
+          } else writeFailed(ctx, err as Error, 0);
+        }
+      }
+    },
+    flush: async () => {
+      closed = true;
+      stopped.next();
+      await Promise.all([...conns.values()].map((c) => c.end()));
+    },
+    dispose: () => {
+      closed = true;
+      stopped.next();
+      for (const c of conns.values()) c.destroy();
+    },
   });
 }
 
@@ -114,8 +170,16 @@ function udpSink(config: SocketSinkConfig, ctx: SinkContext, encoder: ReturnType
 /** Boot check: a stream connection can be opened (UDP has nothing to check). */
 export async function socketHealthcheck(config: SocketSinkConfig): Promise<void> {
   if (config.mode === 'udp') return;
-  await new Promise<void>((resolve, reject) => {
-    const s = connect(targetOf(config) as NetConnectOpts);
+  if (config.endpoints === undefined) return canConnect(targetOf(config));
+  // several endpoints: one that answers is enough, the pool routes around the others
+  const results = await Promise.allSettled(config.endpoints.map((a) => canConnect(parseSocketAddress(a) as SocketAddress)));
+  if (results.some((r) => r.status === 'fulfilled')) return;
+  throw new Error(`no endpoint can be reached: ${results.map((r, i) => `${config.endpoints![i]}: ${(r as PromiseRejectedResult).reason.message}`).join('; ')}`);
+}
+
+function canConnect(target: ConnectTarget): Promise<void> {
+  return new Promise<void>((resolve, reject) => {
+    const s = connect(target as NetConnectOpts);
     s.once('connect', () => {
       s.destroy();
       resolve();

@@ -12,42 +12,10 @@ import type { ObjectValue } from '../../../../lib/value.js';
 import { SocketSinkConfig, buildSocketSink, socketSink } from '../../../../connectors/sinks/socket/index.js';
 import { testSinkContext } from '../../../helpers/sink-context.js';
 import { until } from '../../../helpers/wait.js';
+import { receiver } from './receiver.js';
 
 const log = (fields: ObjectValue) => new LogEvent(fields, new EventMetadata('in', 'test'));
 const parse = (x: Record<string, unknown>) => v.parse(SocketSinkConfig, { type: 'socket', inputs: ['in'], ...x });
-
-interface Receiver {
-  server: Server;
-  port: number;
-  data: () => string;
-  connections: number;
-  sockets: Set<Socket>;
-  close(): Promise<void>;
-}
-
-function receiver(listenOn: number | string = 0): Promise<Receiver> {
-  let data = '';
-  const sockets = new Set<Socket>();
-  const r = { data: () => data, connections: 0, sockets } as Receiver;
-  const server = createServer((s) => {
-    r.connections++;
-    sockets.add(s);
-    s.on('data', (d: Buffer) => (data += d.toString('latin1')));
-    s.on('close', () => sockets.delete(s));
-  });
-  r.server = server;
-  r.close = () =>
-    new Promise((res) => {
-      for (const s of sockets) s.destroy();
-      server.close(() => res());
-    });
-  return new Promise((resolve) =>
-    (typeof listenOn === 'string' ? server.listen(listenOn) : server.listen(listenOn, '127.0.0.1')).once('listening', () => {
-      r.port = typeof listenOn === 'string' ? 0 : (server.address() as AddressInfo).port;
-      resolve(r);
-    }),
-  );
-}
 
 /**
  * A destination that does not read until `peer()` is resumed (the kernel's buffers fill and the
@@ -192,7 +160,7 @@ describe('socket sink', () => {
   it('config errors name the option', () => {
     const messages = (x: Record<string, unknown>) =>
       (v.safeParse(SocketSinkConfig, { type: 'socket', inputs: ['in'], ...x }).issues ?? []).flatMap((i) => mapIssue(SocketSinkConfig, i)).map((m) => `${m.path}: ${m.message}`);
-    expect(messages({ mode: 'tcp', encoding: { codec: 'json' } })).to.deep.equal(['address: address is required when mode is "tcp"']);
+    expect(messages({ mode: 'tcp', encoding: { codec: 'json' } })).to.deep.equal(['address: address is required when mode is "tcp" (or endpoints, a list of addresses)']);
     expect(messages({ mode: 'unix', encoding: { codec: 'json' } })).to.deep.equal(['path: path is required when mode is "unix"']);
     expect(messages({ mode: 'tcp', address: 'a:1', encoding: { codec: 'avro' } })[0]).to.match(/^encoding\.codec: must be one of "json"/);
     expect(messages({ mode: 'udp', address: 'a:1', encoding: { codec: 'json' }, keepalive: { time_secs: 1 } })).to.deep.equal(['keepalive: keepalive applies only to tcp']);
