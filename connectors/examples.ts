@@ -154,6 +154,21 @@ type = "console"
 inputs = ["syslog"]
 encoding.codec = "json"
 `,
+  'transform.aggregate': `[sources.weir]
+type = "internal_metrics"
+scrape_interval_secs = 2
+
+[transforms.every_minute]
+type = "aggregate"
+inputs = ["weir"]
+interval_ms = 60000
+mode = "Auto"
+
+[sinks.out]
+type = "console"
+inputs = ["every_minute"]
+encoding.codec = "json"
+`,
   'transform.filter': `[sources.demo]
 type = "demo_logs"
 format = "apache_common"
