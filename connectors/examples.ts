@@ -68,6 +68,18 @@ type = "console"
 inputs = ["ingest"]
 encoding.codec = "json"
 `,
+  'source.host_metrics': `[sources.host]
+type = "host_metrics"
+collectors = ["cpu", "memory", "filesystem", "load", "network"]
+scrape_interval_secs = 15
+filesystem.filesystems.excludes = ["tmpfs", "proc", "sysfs"]
+network.devices.excludes = ["lo"]
+
+[sinks.out]
+type = "console"
+inputs = ["host"]
+encoding.codec = "json"
+`,
   'source.internal_metrics': `[sources.self]
 type = "internal_metrics"
 scrape_interval_secs = 10

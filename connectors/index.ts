@@ -5,6 +5,7 @@ import { cloudwQueueSource } from './sources/cloudw_queue/index.js';
 import { demoLogsSource } from './sources/demo_logs/index.js';
 import { eventdbMetricsSource } from './sources/eventdb_metrics/index.js';
 import { fileSource } from './sources/file/index.js';
+import { hostMetricsSource } from './sources/host_metrics/index.js';
 import { httpServerSource } from './sources/http_server/index.js';
 import { internalMetricsSource } from './sources/internal_metrics/index.js';
 import { journalSource } from './sources/journal/index.js';
@@ -45,6 +46,7 @@ export const components: readonly ComponentDef[] = [
   demoLogsSource,
   eventdbMetricsSource,
   fileSource,
+  hostMetricsSource,
   httpServerSource,
   internalMetricsSource,
   journalSource,
