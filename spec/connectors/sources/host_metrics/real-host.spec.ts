@@ -46,7 +46,12 @@ describe('connectors/sources/host_metrics on this machine', () => {
   });
 
   it('CPU seconds never go down between two scrapes, and some go up', async () => {
-    const { batches, times } = await scrapes({ collectors: ['cpu'], scrape_interval_secs: 1 }, 2);
+    // work between the scrapes (no sleep): 30 ms of this process's user time, which the kernel's ticks must show
+    const burn = () => {
+      const start = process.cpuUsage();
+      while (process.cpuUsage(start).user < 30_000);
+    };
+    const { batches, times } = await scrapes({ collectors: ['cpu'], scrape_interval_secs: 1 }, 2, undefined, burn);
     expect(times).to.deep.equal([0, 1000]);
     const before = all(batches[0]!, 'cpu_seconds_total');
     expect(before.length).to.be.greaterThan(0);
