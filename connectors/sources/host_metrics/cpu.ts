@@ -1,5 +1,5 @@
 /** The `cpu` collector: seconds per CPU and mode from /proc/stat, and the logical and physical CPU counts. */
-import { CLK_TCK, type Scrape, readText } from './scrape.js';
+import { CLK_TCK, type Scrape, readOrReport, readText } from './scrape.js';
 
 // /proc/stat columns after the `cpuN` label
 const MODES: readonly [string, number][] = [
@@ -13,13 +13,8 @@ const MODES: readonly [string, number][] = [
 /** Reads one scrape of the collector; a failed read is reported and its metrics are left out. */
 export async function collectCpu(s: Scrape): Promise<void> {
   s.out.collector = 'cpu';
-  let stat: string;
-  try {
-    stat = await readText(`${s.roots.proc}/stat`);
-  } catch (err) {
-    s.events.scrapeFailed('Failed to load CPU times.', err);
-    return;
-  }
+  const stat = await readOrReport(s, `${s.roots.proc}/stat`, 'Failed to load CPU times.');
+  if (stat === undefined) return;
   let logical = 0;
   for (const line of stat.split('\n')) {
     // per CPU lines only: `cpu ` is the sum of all

@@ -1,6 +1,6 @@
 /** The `disk` collector: I/O counters per block device from /proc/diskstats. */
 import type { NameFilter } from './glob.js';
-import { type Scrape, readText } from './scrape.js';
+import { type Scrape, readOrReport } from './scrape.js';
 
 // diskstats counts sectors of 512 bytes whatever the device's own sector size
 const SECTOR = 512;
@@ -8,13 +8,8 @@ const SECTOR = 512;
 /** Reads one scrape of the collector for the devices `devices` lets through. */
 export async function collectDisk(s: Scrape, devices: NameFilter): Promise<void> {
   s.out.collector = 'disk';
-  let text: string;
-  try {
-    text = await readText(`${s.roots.proc}/diskstats`);
-  } catch (err) {
-    s.events.scrapeFailed('Failed to load disk I/O info.', err);
-    return;
-  }
+  const text = await readOrReport(s, `${s.roots.proc}/diskstats`, 'Failed to load disk I/O info.');
+  if (text === undefined) return;
   for (const line of text.split('\n')) {
     const cols = line.trim().split(/\s+/);
     if (cols.length < 10) continue;

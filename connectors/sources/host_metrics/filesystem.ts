@@ -1,7 +1,7 @@
 /** The `filesystem` collector: every mount of /proc/mounts that passes the filters, sized with statfs(2). */
 import { statfs } from 'node:fs/promises';
 import type { NameFilter } from './glob.js';
-import { type Scrape, readText } from './scrape.js';
+import { type Scrape, readOrReport } from './scrape.js';
 
 /** The three filters of the collector. */
 export interface FilesystemFilters {
@@ -16,13 +16,8 @@ const unescape = (s: string) => s.replace(/\\([0-7]{3})/g, (_, o: string) => Str
 /** Reads one scrape of the collector. A mount statfs cannot size is reported and skipped. */
 export async function collectFilesystem(s: Scrape, filters: FilesystemFilters): Promise<void> {
   s.out.collector = 'filesystem';
-  let text: string;
-  try {
-    text = await readText(`${s.roots.proc}/mounts`);
-  } catch (err) {
-    s.events.scrapeFailed('Failed to load partitions info.', err);
-    return;
-  }
+  const text = await readOrReport(s, `${s.roots.proc}/mounts`, 'Failed to load partitions info.');
+  if (text === undefined) return;
   for (const line of text.split('\n')) {
     const cols = line.split(' ');
     if (cols.length < 3) continue;

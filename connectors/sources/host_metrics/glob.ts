@@ -2,7 +2,8 @@
  * Include/exclude glob lists of the `host_metrics` filters, with the rules of the Rust `glob`
  * crate's `Pattern` that Vector uses: `*` matches any run of characters, `/` included, `?` one
  * character, `[abc]`, `[a-z]` and `[!abc]` one character of (not of) a set; matching is
- * case-sensitive and covers the whole name.
+ * case-sensitive and covers the whole name. Not the `file` source's globs, where `*` stays within
+ * a path segment and braces alternate: a cgroup name `user.slice/*` must reach every depth.
  */
 
 /** A compiled pattern, or the reason it is not a valid one. */

@@ -1,5 +1,5 @@
 /** The `memory` collector: /proc/meminfo (kibibytes, whatever its `kB` says) and the swap counters of /proc/vmstat. */
-import { type Scrape, field, readText } from './scrape.js';
+import { type Scrape, field, readOrReport } from './scrape.js';
 
 const KIB = 1024;
 // /proc/vmstat counts swapped pages of 4 KiB, as psutil and Vector's library read it
@@ -8,13 +8,8 @@ const SWAP_PAGE = 4 * KIB;
 /** Reads one scrape of the collector; a failed read is reported and its metrics are left out. */
 export async function collectMemory(s: Scrape): Promise<void> {
   s.out.collector = 'memory';
-  let info: string;
-  try {
-    info = await readText(`${s.roots.proc}/meminfo`);
-  } catch (err) {
-    s.events.scrapeFailed('Failed to load memory info.', err);
-    return;
-  }
+  const info = await readOrReport(s, `${s.roots.proc}/meminfo`, 'Failed to load memory info.');
+  if (info === undefined) return;
   const kib = (key: string) => (field(info, key) ?? 0) * KIB;
   const total = kib('MemTotal');
   const free = kib('MemFree');
@@ -31,13 +26,8 @@ export async function collectMemory(s: Scrape): Promise<void> {
 
   const swapTotal = kib('SwapTotal');
   const swapFree = kib('SwapFree');
-  let vmstat = '';
-  try {
-    vmstat = await readText(`${s.roots.proc}/vmstat`);
-  } catch (err) {
-    s.events.scrapeFailed('Failed to load swap info.', err);
-    return;
-  }
+  const vmstat = await readOrReport(s, `${s.roots.proc}/vmstat`, 'Failed to load swap info.');
+  if (vmstat === undefined) return;
   const pages = (key: string) => {
     const m = new RegExp(`^${key} (\\d+)$`, 'm').exec(vmstat);
     return m ? Number(m[1]) * SWAP_PAGE : 0;

@@ -1,17 +1,12 @@
 /** The `network` collector: counters per interface from /proc/net/dev. */
 import type { NameFilter } from './glob.js';
-import { type Scrape, readText } from './scrape.js';
+import { type Scrape, readOrReport } from './scrape.js';
 
 /** Reads one scrape of the collector for the interfaces `devices` lets through. */
 export async function collectNetwork(s: Scrape, devices: NameFilter): Promise<void> {
   s.out.collector = 'network';
-  let text: string;
-  try {
-    text = await readText(`${s.roots.proc}/net/dev`);
-  } catch (err) {
-    s.events.scrapeFailed('Failed to load network info.', err);
-    return;
-  }
+  const text = await readOrReport(s, `${s.roots.proc}/net/dev`, 'Failed to load network info.');
+  if (text === undefined) return;
   // two header lines, then `iface: rx bytes packets errs drop fifo frame compressed multicast tx bytes packets errs drop …`
   for (const line of text.split('\n').slice(2)) {
     const colon = line.indexOf(':');

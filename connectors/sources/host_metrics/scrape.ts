@@ -35,3 +35,13 @@ export function field(text: string, key: string): number | undefined {
   const n = Number.parseInt(text.slice(start, text.indexOf('\n', start) >>> 0).trim(), 10);
   return Number.isNaN(n) ? undefined : n;
 }
+
+/** A file's text, or undefined after reporting `message` when it cannot be read. */
+export async function readOrReport(s: Scrape, path: string, message: string): Promise<string | undefined> {
+  try {
+    return await readText(path);
+  } catch (err) {
+    s.events.scrapeFailed(message, err);
+    return undefined;
+  }
+}

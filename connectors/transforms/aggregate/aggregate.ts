@@ -113,8 +113,8 @@ class Aggregator {
       const prev = this.prev;
       const next = new Map<string, MetricEvent>();
       for (const [key, m] of map) {
-        // the reference keeps the value before subtraction
-        next.set(key, new MetricEvent(m.name, m.kind, structuredClone(m.value), m.meta, m.namespace, m.tags));
+        // the reference keeps the value before subtraction, and none of the flushed event's acknowledgements
+        next.set(key, new MetricEvent(m.name, m.kind, structuredClone(m.value), new EventMetadata(m.meta.sourceId, m.meta.sourceType)));
         const p = prev.get(key);
         if (p && p.kind === m.kind && !subtractValue(m.value, p.value)) this.events.updateFailed();
         out.push(m);
