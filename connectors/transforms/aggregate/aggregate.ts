@@ -8,7 +8,7 @@ import { type Event, type EventBatch, MetricEvent, EventMetadata, settleAll } fr
 import { seriesKey } from '../../shared/metrics/series.js';
 import type { AggregationMode } from './config.js';
 import type { AggregateEvents } from './events.js';
-import { subtractValue, updateMetric } from './values.js';
+import { subtractValue, updateMetric, widenTime } from './values.js';
 
 /** What {@link aggregate} needs. */
 export interface AggregateOptions {
@@ -55,7 +55,7 @@ class Aggregator {
         g.values.push(m.value.value);
         g.first.meta.absorb(m.meta);
         // the mean's time spans every value, as Vector sums them with their timestamps
-        updateMetric(g.first, { value: { type: 'gauge', value: 0 }, timestamp: m.timestamp, intervalMs: m.intervalMs });
+        widenTime(g.first, m);
       } else this.multi.set(key, { first: m, values: [m.value.value] });
     } else {
       // Mean and Stdev keep only gauges: another absolute value has no mean, and is dropped as Vector drops it

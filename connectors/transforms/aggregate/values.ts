@@ -75,12 +75,10 @@ export function subtractValue(a: MetricValue, b: MetricValue): boolean {
 const later = (a: Timestamp, b: Timestamp) => a.ms > b.ms || (a.ms === b.ms && a.ns > b.ns);
 
 /**
- * Adds `other`'s value into `into` and widens its time: with timestamps and intervals on both the
- * result spans from the earlier start to the later one's end; otherwise the later timestamp and no
- * interval. Nothing changes when the values are incompatible (false).
+ * Widens `into`'s time to cover `other`: with timestamps and intervals on both, the result spans
+ * from the earlier start to the later one's end; otherwise the later timestamp and no interval.
  */
-export function updateMetric(into: MetricEvent, other: Pick<MetricEvent, 'value' | 'timestamp' | 'intervalMs'>): boolean {
-  if (!addValue(into.value, other.value)) return false;
+export function widenTime(into: MetricEvent, other: Pick<MetricEvent, 'timestamp' | 'intervalMs'>): void {
   const t1 = into.timestamp;
   const t2 = other.timestamp;
   const i1 = into.intervalMs;
@@ -95,5 +93,11 @@ export function updateMetric(into: MetricEvent, other: Pick<MetricEvent, 'value'
     into.timestamp = t1 && t2 ? (later(t2, t1) ? t2 : t1) : (t1 ?? t2);
     into.intervalMs = undefined;
   }
+}
+
+/** Adds `other`'s value into `into` and widens its time; nothing changes when the values are incompatible (false). */
+export function updateMetric(into: MetricEvent, other: Pick<MetricEvent, 'value' | 'timestamp' | 'intervalMs'>): boolean {
+  if (!addValue(into.value, other.value)) return false;
+  widenTime(into, other);
   return true;
 }

@@ -170,6 +170,14 @@ describe('connectors/transforms/aggregate', () => {
     marbles({ interval_ms: 10, mode: 'Stdev' }, 'a 20ms |', input(), '10ms x 10ms |', { x: [json(gauge('g', 'absolute', 2))] });
   });
 
+  it('Mean: the result carries the latest timestamp of the gauges averaged', () => {
+    const t = (s: string) => Timestamp.parse(s)!;
+    const g = (v: number, ts: string) => metric('g', 'absolute', { type: 'gauge', value: v }, { ts: t(ts) });
+    marbles({ interval_ms: 10, mode: 'Mean' }, 'a 20ms |', { a: [g(1, '2024-01-01T00:00:07Z'), g(3, '2024-01-01T00:00:09Z'), g(5, '2024-01-01T00:00:08Z')] }, '10ms x 10ms |', {
+      x: [json(metric('g', 'absolute', { type: 'gauge', value: 3 }, { ts: t('2024-01-01T00:00:09Z') }))],
+    });
+  });
+
   it('acknowledges the inputs of an aggregate once the aggregate is settled', () => {
     const statuses: DeliveryStatus[] = [];
     const notifier = new BatchNotifier((s) => statuses.push(s));
