@@ -68,6 +68,18 @@ type = "console"
 inputs = ["ingest"]
 encoding.codec = "json"
 `,
+  'source.host_metrics': `[sources.host]
+type = "host_metrics"
+collectors = ["cpu", "memory", "filesystem", "load", "network"]
+scrape_interval_secs = 15
+filesystem.filesystems.excludes = ["tmpfs", "proc", "sysfs"]
+network.devices.excludes = ["lo"]
+
+[sinks.out]
+type = "console"
+inputs = ["host"]
+encoding.codec = "json"
+`,
   'source.internal_metrics': `[sources.self]
 type = "internal_metrics"
 scrape_interval_secs = 10
@@ -152,6 +164,21 @@ max_length = 102400
 [sinks.out]
 type = "console"
 inputs = ["syslog"]
+encoding.codec = "json"
+`,
+  'transform.aggregate': `[sources.weir]
+type = "internal_metrics"
+scrape_interval_secs = 2
+
+[transforms.every_minute]
+type = "aggregate"
+inputs = ["weir"]
+interval_ms = 60000
+mode = "Auto"
+
+[sinks.out]
+type = "console"
+inputs = ["every_minute"]
 encoding.codec = "json"
 `,
   'transform.filter': `[sources.demo]

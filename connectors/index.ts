@@ -5,6 +5,7 @@ import { cloudwQueueSource } from './sources/cloudw_queue/index.js';
 import { demoLogsSource } from './sources/demo_logs/index.js';
 import { eventdbMetricsSource } from './sources/eventdb_metrics/index.js';
 import { fileSource } from './sources/file/index.js';
+import { hostMetricsSource } from './sources/host_metrics/index.js';
 import { httpServerSource } from './sources/http_server/index.js';
 import { internalMetricsSource } from './sources/internal_metrics/index.js';
 import { journalSource } from './sources/journal/index.js';
@@ -14,6 +15,7 @@ import { opentelemetrySource } from './sources/opentelemetry/index.js';
 import { socketSource } from './sources/socket/index.js';
 import { stdinSource } from './sources/stdin/index.js';
 import { syslogSource } from './sources/syslog/index.js';
+import { aggregateTransform } from './transforms/aggregate/index.js';
 import { filterTransform } from './transforms/filter/index.js';
 import { logToMetricTransform } from './transforms/log_to_metric/index.js';
 import { routeTransform } from './transforms/route/index.js';
@@ -44,6 +46,7 @@ export const components: readonly ComponentDef[] = [
   demoLogsSource,
   eventdbMetricsSource,
   fileSource,
+  hostMetricsSource,
   httpServerSource,
   internalMetricsSource,
   journalSource,
@@ -53,6 +56,7 @@ export const components: readonly ComponentDef[] = [
   socketSource,
   stdinSource,
   syslogSource,
+  aggregateTransform,
   filterTransform,
   logToMetricTransform,
   routeTransform,

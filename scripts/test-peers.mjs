@@ -21,6 +21,8 @@ const PEERS = {
   'influxdb-client': '/usr/bin/influx',
   // a real NATS server with JetStream for the nats source and sink (spec/peers/nats-server.ts); policy-rc.d keeps its service from starting
   'nats-server': '/usr/sbin/nats-server',
+  // node-exporter, the reference the host_metrics source's values are checked against (spec/peers/node-exporter.ts); policy-rc.d keeps its service from starting
+  'prometheus-node-exporter': '/usr/bin/prometheus-node-exporter',
   // socket activation for the stream listener's systemd#N addresses (spec/connectors/shared/tcp-listener.spec.ts);
   // the same package has systemd-analyze, which checks deploy/systemd/weir.service (spec/deploy/systemd.spec.ts)
   systemd: '/usr/bin/systemd-socket-activate',

@@ -26,6 +26,7 @@ const BENCHES: readonly Bench[] = [
   { name: 'tokenizer', args: [] },
   { name: 'reduce', args: [] },
   { name: 'throttle', args: [] },
+  { name: 'aggregate', args: [] }, // 1,000,000 incremental counters of 1,000 series, with a bare-Node Map baseline
   { name: 'remap', args: ['100000'], nodeArgs: ['--expose-gc'] }, // events per pass; collects between passes
   { name: 'disk-buffer', args: [] },
   { name: 'labelstore', args: ['64'] }, // MiB of 200-byte lines into the strict label-store peer
