@@ -23,8 +23,8 @@ import { type Observable, Subject, type Subscription, defer, interval, takeUntil
 import type { SourceContext } from '../../../lib/component.js';
 import type { DeliveryStatus, Event, EventBatch } from '../../../lib/event.js';
 import { pullWhile } from '../../../lib/gate.js';
-import { type SettledPart, type SourceOutput, Unsettled, runSource } from '../../shared/source/index.js';
-import { type Acker, createAcker } from './acker.js';
+import { type SettledPart, type SourceOutput, type TurnBatcher, Unsettled, runSource } from '../../shared/source/index.js';
+import { createAcker } from './acker.js';
 import type { CloudgPubsubSourceConfig } from './config.js';
 import { type PubsubMessageDecoder, createPubsubDecoder } from './decode.js';
 import { type PubsubSourceEvents, pubsubSourceEvents } from './events.js';
@@ -59,8 +59,8 @@ interface Loop {
 class Puller {
   private readonly events: PubsubSourceEvents;
   private readonly decode: PubsubMessageDecoder;
-  private readonly acks: Acker;
-  private readonly deadlines: Acker;
+  private readonly acks: TurnBatcher<string>;
+  private readonly deadlines: TurnBatcher<string>;
   private readonly stop = new AbortController();
   private readonly unsettled = new Unsettled();
   private readonly loops = new Set<Loop>();
@@ -150,9 +150,7 @@ class Puller {
     }
     loop.isBusy = messages.length >= this.config.full_response_size;
     loop.receivedAt = this.ctx.scheduler.now();
-    const ids = new Array<string>(messages.length);
-    for (let i = 0; i < messages.length; i++) ids[i] = messages[i]!.ackId;
-    this.deadlines.add(ids);
+    for (let i = 0; i < messages.length; i++) this.deadlines.add(messages[i]!.ackId);
     return this.parts(messages);
   }
 
@@ -176,7 +174,7 @@ class Puller {
   }
 
   private settled(ackId: string, status: DeliveryStatus): void {
-    if (status === 'delivered') this.acks.add([ackId]);
+    if (status === 'delivered') this.acks.add(ackId);
     else this.events.keptForRedelivery(status);
     this.release();
   }

@@ -11,6 +11,7 @@ export interface RecordedCall {
   readonly verb: string;
   readonly body: Record<string, unknown>;
   readonly query: string;
+  readonly authorization: string | undefined;
   readonly at: number;
 }
 
@@ -56,7 +57,7 @@ export async function startRecorder(target: string): Promise<Recorder> {
       const body = await readBody(req);
       const url = new URL(req.url ?? '/', 'http://x');
       const verb = url.pathname.split(':').pop() ?? '';
-      rec.calls.push({ verb, body: body.length > 0 ? (JSON.parse(body.toString()) as Record<string, unknown>) : {}, query: url.search, at: Date.now() });
+      rec.calls.push({ verb, body: body.length > 0 ? (JSON.parse(body.toString()) as Record<string, unknown>) : {}, query: url.search, authorization: req.headers.authorization, at: Date.now() });
       if (verb === 'pull' && failing > 0) {
         failing--;
         res.writeHead(503, { 'content-type': 'application/json' }).end('{"error":{"code":503,"message":"unavailable"}}');

@@ -4,13 +4,18 @@
  * output gate, and each scaling and retry option.
  */
 import { expect } from 'chai';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type { Subscription } from 'rxjs';
 import * as v from 'valibot';
 import { CloudgPubsubSourceConfig } from '../../../../connectors/sources/cloudg_pubsub/config.js';
 import { buildCloudgPubsubSource } from '../../../../connectors/sources/cloudg_pubsub/source.js';
 import { type EventBatch, type LogEvent, settleAll } from '../../../../lib/event.js';
 import { Timestamp } from '../../../../lib/value.js';
+import { SCOPES } from '../../../../connectors/shared/cloudg/auth.js';
 import { until } from '../../../helpers/wait.js';
+import { generateServiceAccount, startGoogleTokenPeer } from '../../../peers/google-token.js';
 import { type PubsubEmulator, type RestSubscription, restSubscription, sharedPubsubEmulator } from '../../../peers/pubsub-emulator.js';
 import { type TestSourceContext, testSourceContext } from '../source-context.js';
 import { type Recorder, startRecorder } from './recorder.js';
@@ -68,6 +73,30 @@ describe('connectors/sources/cloudg_pubsub: pulling from the Pub/Sub emulator', 
     expect(ctx.metric('component_received_bytes_total', { protocol: 'http' })).to.equal('hello pubsub'.length + 'plain'.length);
     expect(calls('pull')[0]!.query).to.equal('?key=test-key');
     expect(calls('pull')[0]!.body).to.deep.equal({ maxMessages: 1000 });
+  });
+
+  it('credentials_path: every call carries a token the key file obtained for the Pub/Sub scope; no api key', async () => {
+    const tokens = await startGoogleTokenPeer();
+    const dir = mkdtempSync(join(tmpdir(), 'weir-pubsub-key-'));
+    try {
+      const account = generateServiceAccount();
+      tokens.trust(account);
+      const s = await fresh();
+      await s.publish([{ data: 'signed' }]);
+      const cfg = v.parse(CloudgPubsubSourceConfig, { type: 'cloudg_pubsub', project: 'weir-test', subscription: s.subscription, endpoint: rec.url, credentials_path: account.writeKeyFile(dir, tokens.tokenUri) });
+      const { events } = start(cfg);
+      await until(() => events().length === 1 && ackIdsOf('acknowledge').length === 1, 20_000, 'the event and its acknowledgement');
+      for (const verb of ['pull', 'modifyAckDeadline', 'acknowledge']) {
+        const c = calls(verb)[0]!;
+        expect(tokens.check(c.authorization, SCOPES.pubsub), verb).to.equal('ok');
+        expect(c.query, verb).to.equal('');
+      }
+    } finally {
+      sub?.unsubscribe();
+      sub = undefined;
+      await tokens.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it('acknowledgements on: each message is acknowledged only once its events are delivered; none is left', async () => {
