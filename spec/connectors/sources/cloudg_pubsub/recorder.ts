@@ -5,7 +5,8 @@
  * holds one for 90 s): it asks the emulator without waiting, every 20 ms, until messages come or
  * the time is up, then answers.
  */
-import { type IncomingMessage, type Server, createServer } from 'node:http';
+import { type IncomingMessage, type RequestListener, type Server, createServer } from 'node:http';
+import { createServer as createHttpsServer } from 'node:https';
 
 export interface RecordedCall {
   readonly verb: string;
@@ -36,7 +37,8 @@ const readBody = (req: IncomingMessage): Promise<Buffer> =>
     req.on('error', reject);
   });
 
-export async function startRecorder(target: string): Promise<Recorder> {
+/** Starts the pass-through on 127.0.0.1; with `tls` (PEM certificate and key) it serves HTTPS. */
+export async function startRecorder(target: string, tls?: { cert: Buffer; key: Buffer }): Promise<Recorder> {
   let failing = 0;
   const rec = {
     url: '',
@@ -52,7 +54,7 @@ export async function startRecorder(target: string): Promise<Recorder> {
     },
     close: async () => {},
   };
-  const server: Server = createServer((req, res) => {
+  const handler: RequestListener = (req, res) => {
     void (async () => {
       const body = await readBody(req);
       const url = new URL(req.url ?? '/', 'http://x');
@@ -99,9 +101,10 @@ export async function startRecorder(target: string): Promise<Recorder> {
         uncount();
       }
     })();
-  });
+  };
+  const server: Server = tls ? createHttpsServer(tls, handler) : createServer(handler);
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  rec.url = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
+  rec.url = `${tls ? 'https' : 'http'}://127.0.0.1:${(server.address() as { port: number }).port}`;
   rec.close = () => new Promise<void>((r) => (server.closeAllConnections(), server.close(() => r())));
   return rec;
 }

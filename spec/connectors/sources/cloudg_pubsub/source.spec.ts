@@ -14,6 +14,8 @@ import { buildCloudgPubsubSource } from '../../../../connectors/sources/cloudg_p
 import { type EventBatch, type LogEvent, settleAll } from '../../../../lib/event.js';
 import { Timestamp } from '../../../../lib/value.js';
 import { SCOPES } from '../../../../connectors/shared/cloudg/auth.js';
+import { makeTestCerts } from '../../../helpers/certs.js';
+import { startTinyproxy } from '../../../helpers/tinyproxy.js';
 import { until } from '../../../helpers/wait.js';
 import { generateServiceAccount, startGoogleTokenPeer } from '../../../peers/google-token.js';
 import { type PubsubEmulator, type RestSubscription, restSubscription, sharedPubsubEmulator } from '../../../peers/pubsub-emulator.js';
@@ -96,6 +98,49 @@ describe('connectors/sources/cloudg_pubsub: pulling from the Pub/Sub emulator', 
       sub = undefined;
       await tokens.close();
       rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('proxy.http carries the calls; proxy.enabled = false goes direct', async () => {
+    const tiny = await startTinyproxy();
+    try {
+      const host = new URL(rec.url).host;
+      const s = await fresh();
+      await s.publish([{ data: 'via proxy' }]);
+      const { events } = start(config(s, { proxy: { http: tiny.url } }));
+      await until(() => events().length === 1 && ackIdsOf('acknowledge').length === 1, 20_000, 'the event and its acknowledgement');
+      await tiny.waitForRequestsTo(host, 1);
+      sub!.unsubscribe();
+      const seen = tiny.requestsTo(host);
+      const d = await fresh();
+      await d.publish([{ data: 'direct' }]);
+      const direct = start(config(d, { proxy: { enabled: false, http: tiny.url } }));
+      await until(() => direct.events().length === 1, 20_000, 'the direct event');
+      expect(tiny.requestsTo(host)).to.equal(seen);
+    } finally {
+      await tiny.stop();
+    }
+  });
+
+  it('tls.ca_file: an https endpoint signed by a private CA is trusted; without it the pull fails and is counted', async () => {
+    const certs = makeTestCerts();
+    const front = await startRecorder(emu.url, { cert: certs.read(certs.serverCrt), key: certs.read(certs.serverKey) });
+    try {
+      const s = await fresh();
+      await s.publish([{ data: 'over tls' }]);
+      const base = { type: 'cloudg_pubsub', project: 'weir-test', subscription: s.subscription, endpoint: front.url, api_key: 'k', retry_delay_secs: 0.2 };
+      const untrusted = start(v.parse(CloudgPubsubSourceConfig, base));
+      await until(() => untrusted.ctx.metric('component_errors_total', { error_type: 'request_failed' }) >= 1, 10_000, 'a failed pull');
+      expect(front.calls).to.have.length(0);
+      sub!.unsubscribe();
+      const trusted = start(v.parse(CloudgPubsubSourceConfig, { ...base, tls: { ca_file: certs.caCrt } }));
+      await until(() => trusted.events().length === 1, 20_000, 'the event over https');
+      expect(trusted.ctx.metric('component_received_bytes_total', { protocol: 'https' })).to.equal('over tls'.length);
+    } finally {
+      sub?.unsubscribe();
+      sub = undefined;
+      await front.close();
+      certs.remove();
     }
   });
 
