@@ -3,13 +3,16 @@
  * subscription and one SQS queue: 30,000 messages, each delivered by exactly one process while all
  * run; with one process killed (SIGKILL) a third of the way in, every message is still delivered
  * (at least once: the killed process's unacknowledged messages come back after the deadline, and
- * the duplicates are counted and printed). Throughput with three processes and with one is printed.
+ * the duplicates are counted and printed). Throughput with three processes and with one (on 10,000
+ * messages) is printed, not asserted: on a small machine the processes share its cores.
  */
 import { expect } from 'chai';
 import { type Broker, natsBroker, pubsubBroker, sqsBroker } from './scale-out/brokers.js';
 import { type GroupResult, bodies, runGroup } from './scale-out/group.js';
 
 const N = 30_000;
+/** Messages of the one-process run, which only gives the rate to compare with (a third keeps the suite short). */
+const BASELINE_N = 10_000;
 /** Deadline while every process runs: long enough that nothing is redelivered under load. */
 const STEADY_DEADLINE_SECS = 120;
 /** Deadline of the kill run: what the killed process held comes back this soon. */
@@ -28,13 +31,13 @@ for (const make of [natsBroker, pubsubBroker, sqsBroker]) {
       return broker.close();
     });
 
-    it('one process: 30,000 messages, each once (the baseline rate)', async () => {
+    it('one process: 10,000 messages, each once (the rate to compare with)', async () => {
       const c = await broker.consumer(STEADY_DEADLINE_SECS);
-      await c.publish(bodies(N));
-      const r = await runGroup({ sourceToml: c.sourceToml, processes: 1, expected: N, timeoutMs: 120_000 });
+      await c.publish(bodies(BASELINE_N));
+      const r = await runGroup({ sourceToml: c.sourceToml, processes: 1, expected: BASELINE_N, timeoutMs: 120_000 });
       console.log(`      1 process: ${describeRate(r)}`);
       rates.one = r.rate;
-      expect(r.unique).to.equal(N);
+      expect(r.unique).to.equal(BASELINE_N);
       expect(r.duplicates).to.equal(0);
     });
 

@@ -4,7 +4,7 @@
  * write. `run` counts what arrived where: unique bodies, duplicates, and whether any body arrived
  * at two processes.
  */
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { closeSync, existsSync, mkdtempSync, openSync, readSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type WeirProcess, startWeir } from '../../helpers/weir-process.js';
@@ -54,22 +54,46 @@ export async function runGroup(opts: {
     killed.add(i);
     procs[i]!.child.kill('SIGKILL');
   };
-  const read = (): string[][] => files.map((f) => (existsSync(f) ? readFileSync(f, 'utf8').split('\n').filter((l) => l !== '') : []));
+  // each file is read from where the last look stopped: the whole run stays linear in what arrived
+  const lines: string[][] = files.map(() => []);
+  const offsets = files.map(() => 0);
+  const tails = files.map(() => '');
+  const seenBodies = new Set<string>();
+  const read = (): void => {
+    for (const [i, f] of files.entries()) {
+      if (!existsSync(f)) continue;
+      const size = statSync(f).size;
+      if (size <= offsets[i]!) continue;
+      const buf = Buffer.alloc(size - offsets[i]!);
+      const fd = openSync(f, 'r');
+      try {
+        readSync(fd, buf, 0, buf.length, offsets[i]!);
+      } finally {
+        closeSync(fd);
+      }
+      offsets[i] = size;
+      const parts = (tails[i] + buf.toString('utf8')).split('\n');
+      tails[i] = parts.pop()!;
+      for (const l of parts) {
+        lines[i]!.push(l);
+        seenBodies.add(l);
+      }
+    }
+  };
   const deadline = Date.now() + opts.timeoutMs;
   let first = 0;
   let last = 0;
   let seen = 0;
-  let lines: string[][] = [];
   try {
     for (;;) {
-      lines = read();
+      read();
       const total = lines.reduce((n, l) => n + l.length, 0);
       if (total > 0 && first === 0) first = Date.now();
       if (total > seen) {
         seen = total;
         last = Date.now();
       }
-      const unique = new Set(lines.flat()).size;
+      const unique = seenBodies.size;
       opts.onProgress?.(unique, kill);
       if (unique >= opts.expected) break;
       for (const [i, p] of procs.entries())
@@ -82,7 +106,7 @@ export async function runGroup(opts: {
     await Promise.all(procs.map((p) => p.exited));
   }
   // what the stopping processes wrote last counts too
-  lines = read();
+  read();
   rmSync(dir, { recursive: true, force: true });
   const owner = new Map<string, number>();
   let duplicates = 0;
