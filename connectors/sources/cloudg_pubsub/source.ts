@@ -66,7 +66,6 @@ class Puller {
   private readonly loops = new Set<Loop>();
   private scaler: Subscription | undefined;
   private isClosed = false;
-  private drained: (() => void) | undefined;
 
   constructor(
     private readonly config: CloudgPubsubSourceConfig,
@@ -92,12 +91,16 @@ class Puller {
     });
   }
 
-  /** Stops pulling (a pull under way is cut: its messages come back after their deadline); resolves once every loop ended. */
+  /**
+   * Stops pulling at once, also loops waiting for the output gate to open. A pull under way is
+   * cut: messages the service handed out for it come back after the subscription's deadline.
+   * Messages already emitted settle as their events are delivered.
+   */
   drain(): Promise<void> {
     this.scaler?.unsubscribe();
     this.stop.abort();
-    if (this.loops.size === 0) return Promise.resolve();
-    return new Promise<void>((resolve) => (this.drained = resolve));
+    for (const l of [...this.loops]) this.endLoop(l);
+    return Promise.resolve();
   }
 
   /** Stops everything; the client is kept until the last message settled and its acknowledgement went out. */
@@ -123,7 +126,6 @@ class Puller {
     loop.end$.next();
     loop.sub?.unsubscribe();
     if (!this.stop.signal.aborted) this.events.loopsChanged(this.loops.size);
-    if (this.loops.size === 0) this.drained?.();
   }
 
   /** One pull; undefined when it brought nothing (empty, cut, failed). */

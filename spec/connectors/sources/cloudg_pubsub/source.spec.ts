@@ -223,6 +223,24 @@ describe('connectors/sources/cloudg_pubsub: pulling from the Pub/Sub emulator', 
     await until(() => events().length === 2, 20_000, 'the second event');
   });
 
+  it('a shutdown completes the source at once, also while the gate is closed; what was emitted is still acknowledged after delivery', async () => {
+    const s = await fresh();
+    rec.holdPullsMs = 300;
+    await s.publish([{ data: 'held' }]);
+    const base = testSourceContext('cloudg_pubsub');
+    const ctx = { ...base, acknowledgements: true } as TestSourceContext;
+    const got: LogEvent[] = [];
+    let completed = false;
+    sub = buildCloudgPubsubSource(config(s), ctx).subscribe({ next: (b) => got.push(...(b as LogEvent[])), complete: () => (completed = true) });
+    await until(() => got.length === 1, 20_000, 'the event');
+    ctx.gate.close();
+    await until(() => rec.inFlight.now === 0, 10_000, 'the last pull to end');
+    ctx.shutdown.next();
+    await until(() => completed, 5_000, 'the source to complete');
+    settleAll(got, 'delivered');
+    await until(() => ackIdsOf('acknowledge').length === 1, 10_000, 'the acknowledgement after the shutdown');
+  });
+
   it('retry_delay_secs: after a failed pull the next waits that long; the failure is counted', async () => {
     const s = await fresh();
     rec.failPulls(1);
