@@ -4,6 +4,20 @@
  * component pages (docs/components/) and `weir list <type>` show them; a test validates each.
  */
 export const componentExamples: Readonly<Record<string, string>> = {
+  'source.cloudg_pubsub': `[sources.audit]
+type = "cloudg_pubsub"
+project = "my-project"
+subscription = "audit-weir"
+credentials_path = "/etc/weir/pubsub-reader.json"
+ack_deadline_secs = 60
+decoding.codec = "json"
+
+[sinks.out]
+type = "console"
+inputs = ["audit"]
+encoding.codec = "json"
+acknowledgements.enabled = true
+`,
   'source.cloudw_queue': `[sources.orders]
 type = "cloudw_queue"
 queue_url = "https://sqs.eu-west-1.amazonaws.com/123456789012/orders"

@@ -1,6 +1,7 @@
 /** The catalog: the one list of every component weir has. Registration is this list, not import side effects. */
 import type { ComponentDef, ComponentKind } from '../lib/component.js';
 import type { Catalog } from '../lib/config/load.js';
+import { cloudgPubsubSource } from './sources/cloudg_pubsub/index.js';
 import { cloudwQueueSource } from './sources/cloudw_queue/index.js';
 import { demoLogsSource } from './sources/demo_logs/index.js';
 import { eventdbMetricsSource } from './sources/eventdb_metrics/index.js';
@@ -42,6 +43,7 @@ import { socketSink } from './sinks/socket/index.js';
 import { tsdbMetricsSink } from './sinks/tsdb_metrics/index.js';
 
 export const components: readonly ComponentDef[] = [
+  cloudgPubsubSource,
   cloudwQueueSource,
   demoLogsSource,
   eventdbMetricsSource,

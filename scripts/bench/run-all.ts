@@ -37,6 +37,7 @@ const BENCHES: readonly Bench[] = [
   { name: 'cloudw-stream', args: ['16'] }, // MiB into kinesalite
   { name: 'cloudw-object-storage', args: ['32'] }, // MiB into s3rver
   { name: 'cloudg-pubsub', args: ['8'] }, // MiB into the Pub/Sub emulator
+  { name: 'nats-pipelines', args: ['8'] }, // MiB through JetStream: socket -> nats and nats -> blackhole, against bare Node
 ];
 
 const here = dirname(fileURLToPath(import.meta.url));

@@ -138,3 +138,64 @@ export async function startPubsubEmulator(): Promise<PubsubEmulator> {
     },
   };
 }
+
+let shared: Promise<PubsubEmulator> | undefined;
+
+/**
+ * The process-wide emulator, started on first use and killed at exit; tests use their own topics
+ * and subscriptions instead of stopping it.
+ */
+export function sharedPubsubEmulator(): Promise<PubsubEmulator> {
+  if (!shared) {
+    requirePubsubEmulator();
+    const p = startPubsubEmulator();
+    // a failed start is not cached: the next caller tries again and sees its own error
+    p.catch(() => (shared = undefined));
+    p.then((emu) => process.once('exit', () => void emu.stop()), () => undefined);
+    shared = p;
+  }
+  return shared;
+}
+
+/** A topic and a subscription on it, made over the emulator's REST API, and publishing to the topic. */
+export interface RestSubscription {
+  readonly topic: string;
+  readonly subscription: string;
+  /** Publishes messages (data as text), in calls of at most 1000; resolves to their ids. */
+  publish(messages: readonly { data: string; attributes?: Record<string, string> }[]): Promise<string[]>;
+  /** Messages neither acknowledged nor in flight, asked for without waiting (a pull that takes them for 1 s and leaves them). */
+  peekAvailable(): Promise<number>;
+}
+
+/** Creates `<name>-topic` and `<name>-sub` with the given acknowledgement deadline. */
+export async function restSubscription(emu: Pick<PubsubEmulator, 'url'>, name: string, ackDeadlineSeconds = 600): Promise<RestSubscription> {
+  const base = `${emu.url}/v1/projects/${PROJECT}`;
+  const call = async (method: string, path: string, body: unknown): Promise<Record<string, unknown>> => {
+    const res = await fetch(`${base}/${path}`, { method, headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    const text = await res.text();
+    if (!res.ok) throw new Error(`${method} ${path}: ${res.status} ${text}`);
+    return JSON.parse(text) as Record<string, unknown>;
+  };
+  const topic = `${name}-topic`;
+  const subscription = `${name}-sub`;
+  await call('PUT', `topics/${topic}`, {});
+  await call('PUT', `subscriptions/${subscription}`, { topic: `projects/${PROJECT}/topics/${topic}`, ackDeadlineSeconds });
+  return {
+    topic,
+    subscription,
+    async publish(messages) {
+      const ids: string[] = [];
+      for (let i = 0; i < messages.length; i += 1000) {
+        const chunk = messages.slice(i, i + 1000).map((m) => ({ data: Buffer.from(m.data).toString('base64'), ...(m.attributes ? { attributes: m.attributes } : {}) }));
+        ids.push(...((await call('POST', `topics/${topic}:publish`, { messages: chunk })).messageIds as string[]));
+      }
+      return ids;
+    },
+    async peekAvailable() {
+      const got = (await call('POST', `subscriptions/${subscription}:pull`, { maxMessages: 1000, returnImmediately: true })).receivedMessages as { ackId: string }[] | undefined;
+      if (!got || got.length === 0) return 0;
+      await call('POST', `subscriptions/${subscription}:modifyAckDeadline`, { ackIds: got.map((m) => m.ackId), ackDeadlineSeconds: 0 });
+      return got.length;
+    },
+  };
+}

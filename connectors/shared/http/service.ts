@@ -28,8 +28,8 @@ export interface HttpServiceOptions {
 }
 
 export interface HttpService {
-  /** Sends `body` (none for GET/HEAD) with the fixed headers plus `headers`. */
-  send(req: { method: string; url: string; body?: Buffer | undefined; headers?: Record<string, string> }, signal: AbortSignal): Promise<HttpResponse>;
+  /** Sends `body` (none for GET/HEAD) with the fixed headers plus `headers`; `maxBodyChars` raises the kept body for an answer that is parsed. */
+  send(req: { method: string; url: string; body?: Buffer | undefined; headers?: Record<string, string>; maxBodyChars?: number }, signal: AbortSignal): Promise<HttpResponse>;
   close(): Promise<void>;
 }
 
@@ -60,7 +60,7 @@ export function createHttpService(opts: HttpServiceOptions): HttpService {
       const body = method === 'GET' || method === 'HEAD' ? undefined : req.body;
       let headers = req.headers ? mergeHeaders(fixed, req.headers) : fixed;
       if (sign) headers = mergeHeaders(headers, await sign({ method, url: req.url, headers, body }));
-      return client.send({ url: req.url, method, headers, body, signal });
+      return client.send({ url: req.url, method, headers, body, signal, ...(req.maxBodyChars !== undefined ? { maxBodyChars: req.maxBodyChars } : {}) });
     },
     close: () => client.close(),
   };

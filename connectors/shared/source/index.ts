@@ -8,3 +8,4 @@ export { type Settled, type SettledPart, SourceOutput, type SourceOutputOptions,
 export { type Pausable, type PauseWhileClosed, pauseWhileClosed } from './pause-while-closed.js';
 export { pullEvery } from './pull.js';
 export { type RunningSource, runSource } from './run.js';
+export { type TurnBatcher, createTurnBatcher } from './turn-batcher.js';
