@@ -44,6 +44,28 @@ export function buildFileSource(config: FileSourceConfig, ctx: SourceContext): O
   });
 }
 
+const orNone = (key: string | undefined): string | undefined => (key === '' ? undefined : key);
+
+/**
+ * ignore_checkpoints as Vector reconciles it with the deprecated start_at_beginning: true makes
+ * it default to true; read_from always has its own value (default beginning), so it is unchanged.
+ */
+function ignoreCheckpoints(config: FileSourceConfig, ctx: SourceContext): boolean {
+  if (config.start_at_beginning !== undefined) ctx.log.warn('Use of deprecated option start_at_beginning. Please use ignore_checkpoints and read_from options instead.');
+  return config.ignore_checkpoints ?? config.start_at_beginning === true;
+}
+
+/** multiline, or else the deprecated message_start_indicator: both patterns, halt_before, multi_line_timeout. */
+function multilineRules(config: FileSourceConfig, ctx: SourceContext): MultilineRules | undefined {
+  if (config.multiline !== undefined) {
+    if (config.message_start_indicator !== undefined) ctx.log.warn('message_start_indicator is ignored: multiline is set.');
+    return compileMultiline(config.multiline);
+  }
+  const indicator = config.message_start_indicator;
+  if (indicator === undefined) return undefined;
+  return compileMultiline({ start_pattern: indicator, condition_pattern: indicator, mode: 'halt_before', timeout_ms: config.multi_line_timeout });
+}
+
 /** A file found by a discovery, opened and identified. */
 interface Found {
   readonly path: string;
@@ -62,8 +84,8 @@ interface Keys {
   readonly message: string;
   readonly timestamp: string;
   readonly sourceType: string;
-  readonly host: string;
-  readonly file: string;
+  readonly host: string | undefined;
+  readonly file: string | undefined;
   readonly offset: string | undefined;
 }
 
@@ -86,6 +108,7 @@ class FileServer {
   /** Files last modified before this (ms since the epoch) are read from their end (ignore_older_secs, fixed at startup). */
   private readonly ignoreBeforeMs: number | undefined;
   private stopped = false;
+  private readonly ignoreCheckpoints: boolean;
 
   constructor(
     private readonly config: FileSourceConfig,
@@ -109,12 +132,14 @@ class FileServer {
       message: schema.message_key,
       timestamp: schema.timestamp_key,
       sourceType: schema.source_type_key,
-      host: config.host_key ?? schema.host_key,
-      file: config.file_key,
-      offset: config.offset_key,
+      // as in Vector, an empty key leaves its field out
+      host: orNone(config.host_key ?? schema.host_key),
+      file: orNone(config.file_key),
+      offset: orNone(config.offset_key),
     };
+    this.ignoreCheckpoints = ignoreCheckpoints(config, ctx);
     this.ignoreBeforeMs = config.ignore_older_secs !== undefined ? ctx.scheduler.now() - config.ignore_older_secs * 1000 : undefined;
-    this.multiline = config.multiline !== undefined ? compileMultiline(config.multiline) : undefined;
+    this.multiline = multilineRules(config, ctx);
     const dataDir = config.data_dir ?? ctx.globals.data_dir;
     try {
       this.checkpoints = new Checkpoints(dataDir, ctx.id);
@@ -299,8 +324,8 @@ class FileServer {
     const k = this.keys;
     const fields: ObjectValue = {};
     fields[k.message] = message;
-    fields[k.file] = path;
-    fields[k.host] = LOCAL_HOST;
+    if (k.file !== undefined) fields[k.file] = path;
+    if (k.host !== undefined) fields[k.host] = LOCAL_HOST;
     if (k.offset !== undefined) fields[k.offset] = offset;
     fields[k.sourceType] = 'file';
     fields[k.timestamp] = stamp;
@@ -309,7 +334,8 @@ class FileServer {
 
   /** Finds the matching files, identifies each, starts watching new ones and marks those missed. */
   private discover(now: number): void {
-    const paths = findFiles(this.include, this.exclude, (path, err) => this.events.fileFailed(path, 'listing', err));
+    const missing = this.config.ignore_not_found ? undefined : (path: string, err: NodeJS.ErrnoException) => this.events.fingerprintReadFailed(path, err);
+    const paths = findFiles(this.include, this.exclude, (path, err) => this.events.fileFailed(path, 'listing', err), missing);
     const found: Found[] = [];
     for (const path of paths) {
       const f = this.identify(path);
@@ -354,6 +380,7 @@ class FileServer {
     } catch (err) {
       const e = err as NodeJS.ErrnoException;
       if (e.code !== 'ENOENT') this.events.fileFailed(path, 'opening', e);
+      else if (!this.config.ignore_not_found) this.events.fingerprintReadFailed(path, e);
       return undefined;
     }
     try {
@@ -379,7 +406,7 @@ class FileServer {
   }
 
   private watch(f: Found, now: number): void {
-    const saved = this.config.ignore_checkpoints ? undefined : this.checkpoints.get(f.fingerprint);
+    const saved = this.ignoreCheckpoints ? undefined : this.checkpoints.get(f.fingerprint);
     // as Vector does: a file last modified before startup minus ignore_older_secs is read from its
     // end, checkpoint or not
     const tooOld = this.ignoreBeforeMs !== undefined && f.mtimeMs < this.ignoreBeforeMs;
