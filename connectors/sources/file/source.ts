@@ -69,6 +69,7 @@ function multilineRules(config: FileSourceConfig, ctx: SourceContext): Multiline
 /** A file found by a discovery, opened and identified. */
 interface Found {
   readonly path: string;
+  /** Open for a file not watched yet; -1 once closed (a file watched already). */
   readonly fd: number;
   readonly size: number;
   readonly mtimeMs: number;
@@ -339,7 +340,13 @@ class FileServer {
     const found: Found[] = [];
     for (const path of paths) {
       const f = this.identify(path);
-      if (f !== undefined) found.push(f);
+      if (f === undefined) continue;
+      // a file watched already needs no second descriptor: closed now, so a discovery holds at
+      // most one per new file
+      if (this.watchers.has(f.fingerprint)) {
+        closeSync(f.fd);
+        found.push({ ...f, fd: -1 });
+      } else found.push(f);
     }
     // files found together are watched oldest first (their turn order, and oldest_first's)
     found.sort((a, b) => a.createdMs - b.createdMs);
@@ -350,17 +357,24 @@ class FileServer {
         // a copy of a watched file at another path (a rotation by copy) is the same file
         if (!seen.has(f.fingerprint) && w.path !== f.path && !found.some((o) => o.path === w.path && o.fingerprint === w.fingerprint)) w.path = f.path;
         seen.add(f.fingerprint);
-        closeSync(f.fd);
+        if (f.fd >= 0) closeSync(f.fd);
         continue;
       }
       if (seen.has(f.fingerprint)) {
-        closeSync(f.fd);
+        if (f.fd >= 0) closeSync(f.fd);
         continue;
       }
       seen.add(f.fingerprint);
       // the same inode under a new fingerprint: its content was replaced, the old watcher is stale
       for (const old of this.watchers.values()) if (old.dev === f.dev && old.ino === f.ino && this.fp.strategy === 'checksum') this.letGo(old, 'content replaced');
-      this.watch(f, now);
+      // watched when identified, let go since (its inode got new content; this path holds a copy): opened again
+      const open = f.fd >= 0 ? f : this.identify(f.path);
+      if (open === undefined) continue;
+      if (open.fingerprint !== f.fingerprint) {
+        closeSync(open.fd);
+        continue;
+      }
+      this.watch(open, now);
     }
     for (const w of this.watchers.values()) {
       if (seen.has(w.fingerprint)) {
