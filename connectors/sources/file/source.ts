@@ -8,7 +8,7 @@
  * a checkpoint never passes a line a sink has not delivered.
  */
 import { closeSync, fstatSync, openSync, readSync, unlinkSync } from 'node:fs';
-import type { Observable, Subscription } from 'rxjs';
+import { type Observable, type SchedulerLike, type Unsubscribable, asyncScheduler } from 'rxjs';
 import type { SourceContext } from '../../../lib/component.js';
 import { type EventBatch, EventMetadata, LogEvent } from '../../../lib/event.js';
 import { whenOpen } from '../../../lib/gate.js';
@@ -29,6 +29,8 @@ import { FileWatcher } from './watcher.js';
 export const IDLE_POLL_MS = 250;
 /** Most bytes one pass reads over all files before yielding to the event loop. */
 export const PASS_BUDGET_BYTES = 1 << 20;
+/** Events of one file that make a batch; fewer when the file has no more to read now or the pass ends. */
+export const BATCH_EVENTS = 256;
 /** Least time between two checkpoint writes while running, in milliseconds. */
 export const CHECKPOINT_INTERVAL_MS = 1000;
 
@@ -42,6 +44,18 @@ export function buildFileSource(config: FileSourceConfig, ctx: SourceContext): O
     server.start();
     return server;
   });
+}
+
+/**
+ * Runs `fn` on the next turn of the event loop, after pending I/O. Under the real clock that is
+ * setImmediate: the async scheduler's 0 ms is a timer of at least 1 ms, which paced every pass
+ * after the output gate reopened and left the sink idle most of the time. Under a test's virtual
+ * clock it is the scheduler's own 0 ms.
+ */
+function nextTurn(scheduler: SchedulerLike, fn: () => void): Unsubscribable {
+  if (scheduler !== asyncScheduler) return scheduler.schedule(fn, 0);
+  const handle = setImmediate(fn);
+  return { unsubscribe: () => clearImmediate(handle) };
 }
 
 const orNone = (key: string | undefined): string | undefined => (key === '' ? undefined : key);
@@ -101,8 +115,8 @@ class FileServer {
   private readonly watchers = new Map<string, FileWatcher>();
   private readonly multiline: MultilineRules | undefined;
   private readonly charset: Charset;
-  private timer: Subscription | undefined;
-  private waiting: Subscription | undefined;
+  private timer: Unsubscribable | undefined;
+  private waiting: Unsubscribable | undefined;
   private lastGlobAt = Number.NEGATIVE_INFINITY;
   private lastCheckpointAt = 0;
   private isStartup = true;
@@ -180,7 +194,7 @@ class FileServer {
 
   private schedule(delayMs: number): void {
     if (this.stopped) return;
-    this.timer = this.ctx.scheduler.schedule(() => this.pass(), delayMs);
+    this.timer = delayMs === 0 ? nextTurn(this.ctx.scheduler, () => this.pass()) : this.ctx.scheduler.schedule(() => this.pass(), delayMs);
   }
 
   /** One pass: discovery when due, then reading until nothing is left, the budget is spent or the gate closes. */
@@ -205,6 +219,8 @@ class FileServer {
         if (this.config.oldest_first && read >= this.config.max_read_bytes) break;
       }
     }
+    // the batches of files that still had data when the pass ended
+    for (const w of this.watchers.values()) if (w.batch.length > 0) this.emitBatch(w);
     if (now - this.lastCheckpointAt >= CHECKPOINT_INTERVAL_MS) {
       this.lastCheckpointAt = now;
       this.writeCheckpoints();
@@ -218,10 +234,15 @@ class FileServer {
     this.schedule(more ? 0 : IDLE_POLL_MS);
   }
 
-  /** Reads one round (at most max_read_bytes) of one file and emits its lines; returns the bytes read (1 after a rewind). */
+  /**
+   * Reads one round (at most max_read_bytes) of one file; returns the bytes read (1 after a
+   * rewind). Its lines join the file's batch, emitted once it holds {@link BATCH_EVENTS} events,
+   * when the file has nothing more to read now, and at the end of the pass: a batch per round
+   * (about ten lines with the default max_read_bytes) cost the sinks a write each.
+   */
   private readFile(w: FileWatcher, now: number): number {
-    const batch: EventBatch = [];
-    // one timestamp for the events of one read: they were read at the same moment
+    const batch = w.batch;
+    // one timestamp for the events of one pass: they were read at the same moment
     const stamp = new Timestamp(Math.floor(now));
     const emit: MessageSink = (message, offset) => batch.push(this.toEvent(w.path, message, offset, stamp));
     const agg = w.agg;
@@ -256,10 +277,17 @@ class FileServer {
       agg?.flush(emit);
       this.letGo(w, r.result === 'eof' ? 'read to its end after it was no longer found' : 'rotate_wait_secs elapsed');
     }
-    // a round that only advanced past a discarded line still moves the position
-    w.settlement.emit(batch, this.position(w));
+    // a round that only advanced past a discarded line still moves the position (at the emission)
+    if (r.result !== 'data' || batch.length >= BATCH_EVENTS) this.emitBatch(w);
     if (r.result === 'eof' && w.atEnd && this.config.remove_after_secs !== undefined && this.watchers.get(w.fingerprint) === w) this.removeIfDone(w, now, this.config.remove_after_secs * 1000);
     return progress;
+  }
+
+  /** Emits a file's batch (an empty one still moves its position) and starts the next. */
+  private emitBatch(w: FileWatcher): void {
+    const batch = w.batch;
+    w.batch = [];
+    w.settlement.emit(batch, this.position(w));
   }
 
   /** remove_after_secs: deletes a file read to its end, idle that long, its lines all settled. */
@@ -315,6 +343,8 @@ class FileServer {
 
   private letGo(w: FileWatcher, reason: string): void {
     if (this.watchers.get(w.fingerprint) !== w) return;
+    // its lines read in this pass go out before it is forgotten
+    if (w.batch.length > 0) this.emitBatch(w);
     this.watchers.delete(w.fingerprint);
     w.agg?.close();
     w.close();
