@@ -25,7 +25,7 @@ import { GzipWatcher, isGzip } from './gzip.js';
 import { LineAggregator, type MessageSink, type MultilineRules, compileMultiline } from './multiline.js';
 import { FileWatcher } from './watcher.js';
 
-/** Pause between passes that found nothing to read, in milliseconds. */
+/** Longest pause between passes that found nothing to read, in milliseconds. */
 export const IDLE_POLL_MS = 250;
 /** Most bytes one pass reads over all files before yielding to the event loop. */
 export const PASS_BUDGET_BYTES = 1 << 20;
@@ -124,6 +124,8 @@ class FileServer {
   private readonly ignoreBeforeMs: number | undefined;
   private stopped = false;
   private readonly ignoreCheckpoints: boolean;
+  /** The pause after the last pass that found nothing (see pass). */
+  private idleMs = IDLE_POLL_MS;
 
   constructor(
     private readonly config: FileSourceConfig,
@@ -231,7 +233,12 @@ class FileServer {
       this.waiting = whenOpen(this.ctx.out).subscribe(() => this.schedule(0));
       return;
     }
-    this.schedule(more ? 0 : IDLE_POLL_MS);
+    if (more) return this.schedule(0);
+    // caught up: polled again after 1 ms, then twice as long each time nothing came, up to
+    // IDLE_POLL_MS (Vector backs off the same way), so a writer that pauses briefly is followed
+    // at once and an idle file costs a read every IDLE_POLL_MS
+    this.idleMs = budget < PASS_BUDGET_BYTES ? 1 : Math.min(IDLE_POLL_MS, this.idleMs * 2);
+    this.schedule(this.idleMs);
   }
 
   /**

@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { appendFileSync, mkdirSync, utimesSync, writeFileSync } from 'node:fs';
 import { hostname } from 'node:os';
-import { BATCH_EVENTS } from '../../../../connectors/sources/file/source.js';
+import { BATCH_EVENTS, IDLE_POLL_MS } from '../../../../connectors/sources/file/source.js';
 import { Timestamp } from '../../../../lib/value.js';
 import { Harness } from './harness.js';
 
@@ -143,6 +143,21 @@ describe('file source: discovery and lines', () => {
     appendFileSync(h.path('big.log'), 'after\n');
     h.advance(300);
     expect(r.messages().slice(8000)).to.deep.equal(['after']);
+  });
+
+  it('a file that just had data is polled again within milliseconds; an idle one every IDLE_POLL_MS (virtual time)', () => {
+    writeFileSync(h.path('a.log'), 'one\n');
+    const r = h.start();
+    h.advance(5);
+    appendFileSync(h.path('a.log'), 'two\n');
+    // polls 1, 2, 4 … ms apart after the last data
+    h.advance(10);
+    expect(r.messages()).to.deep.equal(['one', 'two']);
+    // long idle: the pause has grown to IDLE_POLL_MS, not beyond
+    h.advance(5000);
+    appendFileSync(h.path('a.log'), 'three\n');
+    h.advance(IDLE_POLL_MS);
+    expect(r.messages()).to.deep.equal(['one', 'two', 'three']);
   });
 
   it('a directory matching the pattern is skipped; a symbolic link to a file is read', async () => {
