@@ -7,27 +7,17 @@ import { expect } from 'chai';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { filePipelineConfig } from '../helpers/file-pipeline.js';
 import { type TestServer, startTestServer } from '../helpers/http-test-server.js';
+import { mulberry32 } from '../helpers/seeded-random.js';
 import { until } from '../helpers/wait.js';
 import { type WeirProcess, startWeir } from '../helpers/weir-process.js';
 
 const LINES = 1_000_000;
 const SEED = 20_251_207;
 
-/** A small seeded generator (mulberry32): the same kill points on every run. */
-function seeded(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
-/** Line i as written: marked at both ends, so a line cut short by a kill is told apart. */
-const line = (i: number) => `<${i}>`;
+/** Line i as written: marked at both ends, so a line cut short by a kill is told apart; padded so a run lasts past a checkpoint or two. */
+const line = (i: number) => `<${i}>`.padEnd(120, '.');
 
 /** Writes the input file; returns its size in bytes. */
 function writeInput(path: string): number {
@@ -43,7 +33,7 @@ function tally(lines: Iterable<string>): { counts: Uint8Array; broken: number } 
   const counts = new Uint8Array(LINES);
   let broken = 0;
   for (const l of lines) {
-    const m = /^<(\d+)>$/.exec(l);
+    const m = /^<(\d+)>\.*$/.exec(l);
     const i = m === null ? -1 : Number(m[1]);
     if (i < 0 || i >= LINES) broken++;
     else counts[i] = Math.min(255, counts[i]! + 1);
@@ -62,9 +52,6 @@ function summary(counts: Uint8Array): { missing: number; duplicates: number; mos
   }
   return { missing, duplicates, most };
 }
-
-const config = (tmp: string, sink: string[]) =>
-  [`data_dir = "${tmp}"`, '[sources.files]', 'type = "file"', `include = ["${tmp}/logs/*.log"]`, 'glob_minimum_cooldown_ms = 100', ...sink, 'acknowledgements.enabled = true', ''].join('\n');
 
 async function kill(p: WeirProcess): Promise<void> {
   p.child.kill('SIGKILL');
@@ -85,21 +72,28 @@ describe('file source: kill -9 while reading a million lines, acknowledgements o
     const output = join(tmp, 'out.txt');
     const size = writeInput(input);
     const cfg = join(tmp, 'pipe.toml');
-    writeFileSync(cfg, config(tmp, ['[sinks.out]', 'type = "file"', 'inputs = ["files"]', `path = "${output}"`, 'encoding.codec = "text"']));
-    const random = seeded(SEED);
-    // each run is killed once it has written a seeded random share (20–80 %) of what its checkpoint
-    // left to read; checkpoints are written every second, so what a run read since its last one is
-    // read again
-    const shares = [random(), random(), random()].map((x) => 0.2 + 0.6 * x);
+    writeFileSync(cfg, filePipelineConfig(tmp, ['type = "file"', `path = "${output}"`, 'encoding.codec = "text"'], { acknowledgements: true }));
+    const random = mulberry32(SEED);
+    // each run is killed once it has written a seeded random share (10–50 %) of what its checkpoint
+    // left to read and a checkpoint past its start was written; checkpoints are written every
+    // second, so what a run read since its last one is read again
+    const shares = [random(), random(), random()].map((x) => 0.1 + 0.4 * x);
     const written = () => (existsSync(output) ? statSync(output).size : 0);
     const checkpoints = join(tmp, 'files', 'checkpoints.json');
     const saved = () => (existsSync(checkpoints) ? ((JSON.parse(readFileSync(checkpoints, 'utf8')) as { checkpoints: { position: number }[] }).checkpoints[0]?.position ?? 0) : 0);
+    const resumedAt: number[] = [];
     for (const share of shares) {
       const before = written();
-      const left = size - saved();
+      const from = saved();
+      // a run that read the whole file before its kill leaves nothing for the next ones
+      if (from >= size) break;
+      resumedAt.push(from);
+      const left = size - from;
       const p = startWeir(['--config', cfg]);
       try {
-        await until(() => written() - before >= share * left || p.child.exitCode !== null, 60_000, `${Math.round(share * 100)} % of the rest written`);
+        // and once a checkpoint past where this run began was written, so the next run resumes mid-file
+        const due = () => written() - before >= share * left && saved() > from;
+        await until(() => due() || p.child.exitCode !== null, 60_000, `${Math.round(share * 100)} % of the rest written and a checkpoint`);
       } finally {
         await kill(p);
       }
@@ -114,7 +108,12 @@ describe('file source: kill -9 while reading a million lines, acknowledgements o
     }
     const { counts, broken } = tally(readFileSync(output, 'utf8').split('\n').slice(0, -1));
     const { missing, duplicates, most } = summary(counts);
-    console.log(`      kills after ${shares.map((x) => `${(x * 100).toFixed(1)} %`).join(', ')} of what was left: ${duplicates} duplicate lines, ${broken} cut by a kill`);
+    resumedAt.push(saved());
+    const percent = (x: number) => `${(x * 100).toFixed(1)} %`;
+    console.log(`      kills after ${shares.map(percent).join(', ')} of what was left; runs resumed at ${resumedAt.map((x) => percent(x / size)).join(', ')} of the file`);
+    console.log(`      ${duplicates} duplicate lines, ${broken} cut by a kill`);
+    // every restart after the first resumed from a checkpoint inside the file
+    expect(resumedAt.slice(1).every((x) => x > 0)).to.equal(true);
     expect(missing, 'lines never delivered').to.equal(0);
     // a line is delivered at most once per run
     expect(most).to.be.at.most(shares.length + 1);
@@ -129,8 +128,8 @@ describe('file source: kill -9 while reading a million lines, acknowledgements o
       const input = join(tmp, 'logs', 'big.log');
       writeInput(input);
       const cfg = join(tmp, 'pipe.toml');
-      const sink = ['[sinks.out]', 'type = "http"', 'inputs = ["files"]', `uri = "${server.url}"`, 'encoding.codec = "text"', 'healthcheck.enabled = false', 'request.retry_initial_backoff_secs = 1'];
-      writeFileSync(cfg, config(tmp, sink));
+      const sink = ['type = "http"', `uri = "${server.url}"`, 'encoding.codec = "text"', 'healthcheck.enabled = false', 'request.retry_initial_backoff_secs = 1'];
+      writeFileSync(cfg, filePipelineConfig(tmp, sink, { acknowledgements: true }));
       const first = startWeir(['--config', cfg]);
       try {
         await until(() => server.requests.length >= 3, 60_000, 'requests refused with 500');

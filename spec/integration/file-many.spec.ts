@@ -9,6 +9,7 @@ import { expect } from 'chai';
 import { appendFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { filePipelineConfig } from '../helpers/file-pipeline.js';
 import { until } from '../helpers/wait.js';
 import { startWeir } from '../helpers/weir-process.js';
 
@@ -54,22 +55,7 @@ describe('file source: a thousand files in one glob, through the daemon', functi
       writeFileSync(join(logs, name(f)), `${l.join('\n')}\n`);
     }
     const cfg = join(tmp, 'pipe.toml');
-    writeFileSync(
-      cfg,
-      [
-        `data_dir = "${tmp}"`,
-        '[sources.files]',
-        'type = "file"',
-        `include = ["${logs}/**/*.log"]`,
-        'glob_minimum_cooldown_ms = 200',
-        '[sinks.out]',
-        'type = "file"',
-        'inputs = ["files"]',
-        `path = "${output}"`,
-        'encoding.codec = "text"',
-        '',
-      ].join('\n'),
-    );
+    writeFileSync(cfg, filePipelineConfig(tmp, ['type = "file"', `path = "${output}"`, 'encoding.codec = "text"']));
     const p = startWeir(['--config', cfg]);
     let maxFds = 0;
     let maxRss = 0;

@@ -1,10 +1,12 @@
 /**
  * The `file` source: finds the files `include` matches (again at most every
- * `glob_minimum_cooldown_ms`), reads each from its checkpoint, cuts lines and emits them, one
- * batch per file per pass. Reading is polling on the scheduler, synchronous and bounded: a pass
- * reads at most `max_read_bytes` per file per round and {@link PASS_BUDGET_BYTES} in all, and
- * stops at once when the output gate closes (the next pass starts when it opens, where reading
- * stopped). Positions advance through one ordered settlement per file, so with acknowledgements
+ * `glob_minimum_cooldown_ms`), reads each from its checkpoint, cuts lines and emits them in
+ * batches of up to {@link BATCH_EVENTS} per file. Reading is polling on the scheduler, synchronous
+ * and bounded: a pass reads at most `max_read_bytes` per file per round and
+ * {@link PASS_BUDGET_BYTES} in all, and stops at the first emission after the output gate closed
+ * (the next pass starts on the next turn once it opens, where reading stopped). A file with more
+ * to read is read again on the next turn; only a caught-up file waits (1 ms, doubling up to
+ * {@link IDLE_POLL_MS}). Positions advance through one ordered settlement per file, so with acknowledgements
  * a checkpoint never passes a line a sink has not delivered.
  */
 import { closeSync, fstatSync, openSync, readSync, unlinkSync } from 'node:fs';
