@@ -18,6 +18,8 @@ export interface FileEvents {
   lineTooLong(path: string, bytes: number, max: number): void;
   /** A path could not be listed, opened or read (permission denied …); other files go on. */
   fileFailed(path: string, stage: 'listing' | 'opening' | 'reading', err: NodeJS.ErrnoException): void;
+  /** A listed file could not be found when opened for its fingerprint (unless ignore_not_found). */
+  fingerprintReadFailed(path: string, err: NodeJS.ErrnoException): void;
   /** A file's first lines could not be read for its checksum. */
   checksumFailed(path: string, err: NodeJS.ErrnoException): void;
   /** The checkpoints were written. */
@@ -49,6 +51,8 @@ export function fileEvents(ctx: SourceContext, fileTag = false): FileEvents {
   const tooLong = t.counter('component_discarded_events_total', { intentional: 'false' });
   const tooLongErrors = t.counter('component_errors_total', { error_type: 'condition_failed', stage: 'receiving' });
   const readErrors = t.counter('component_errors_total', { error_type: 'reader_failed', stage: 'receiving' });
+  const fingerprintErrors = (path: string) =>
+    t.counter('component_errors_total', { error_code: 'reading_fingerprint', error_type: 'reader_failed', stage: 'receiving', ...(fileTag ? { file: path } : {}) });
   const writeErrors = t.counter('component_errors_total', { error_type: 'writer_failed', stage: 'processing' });
   // one warning per path and stage: a file that stays unreadable is not reported every second
   const reported = new Set<string>();
@@ -85,6 +89,13 @@ export function fileEvents(ctx: SourceContext, fileTag = false): FileEvents {
       if (reported.has(key)) return;
       reported.add(key);
       ctx.log.error(`Failed ${stage} file; skipping it.`, { file: path, error: err.message, code: err.code ?? '' });
+    },
+    fingerprintReadFailed(path, err) {
+      fingerprintErrors(path).add(1);
+      const key = `fingerprint\0${path}`;
+      if (reported.has(key)) return;
+      reported.add(key);
+      ctx.log.error('Failed reading file for fingerprinting.', { file: path, error: err.message, code: err.code ?? '' });
     },
     checksumFailed(path, err) {
       checksumErrors(path).add(1);

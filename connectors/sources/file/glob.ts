@@ -84,10 +84,12 @@ export type WalkError = (path: string, err: NodeJS.ErrnoException) => void;
  * Every regular file (symbolic links followed) whose path matches one of `include` and none of
  * `exclude`, each once, in walk order. Directories are walked without following symbolic links
  * to directories, so a link loop cannot trap the walk; a directory that matches is skipped.
+ * A listed entry that cannot be found (a dangling symbolic link, a file deleted meanwhile) goes
+ * to `onMissing`; a pattern without glob characters naming no file does not.
  */
-export function findFiles(include: readonly Glob[], exclude: readonly Glob[], onError: WalkError): string[] {
+export function findFiles(include: readonly Glob[], exclude: readonly Glob[], onError: WalkError, onMissing?: WalkError): string[] {
   const found = new Set<string>();
-  const consider = (path: string) => {
+  const consider = (path: string, listed: boolean) => {
     if (found.has(path)) return;
     if (!include.some((g) => g.regex.test(path)) || exclude.some((g) => g.regex.test(path))) return;
     try {
@@ -95,6 +97,7 @@ export function findFiles(include: readonly Glob[], exclude: readonly Glob[], on
     } catch (err) {
       const e = err as NodeJS.ErrnoException;
       if (e.code !== 'ENOENT') onError(path, e);
+      else if (listed) onMissing?.(path, e);
     }
   };
   const walk = (dir: string, deep: boolean) => {
@@ -110,13 +113,13 @@ export function findFiles(include: readonly Glob[], exclude: readonly Glob[], on
       const path = dir === '/' ? `/${d.name}` : join(dir, d.name);
       if (d.isDirectory()) {
         if (deep) walk(path, deep);
-      } else consider(path);
+      } else consider(path, true);
     }
   };
   // one walk per base directory, as deep as the deepest pattern there needs
   const bases = new Map<string, boolean>();
   for (const g of include) {
-    if (!MAGIC.test(g.pattern)) consider(resolve(g.pattern));
+    if (!MAGIC.test(g.pattern)) consider(resolve(g.pattern), false);
     else bases.set(g.base, (bases.get(g.base) ?? false) || g.deep);
   }
   for (const [base, deep] of bases) walk(base, deep);

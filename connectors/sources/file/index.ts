@@ -12,8 +12,5 @@ export const fileSource = defineSource({
   summary: 'Read lines appended to local files matched by glob patterns, following rotation, with checkpoints so a restart resumes where it stopped.',
   schema: FileSourceConfig,
   acknowledges: true,
-  // deprecated in Vector (multiline and read_from replace them), and ignore_not_found: missing
-  // files are always skipped here
-  vectorOptions: ['ignore_not_found', 'message_start_indicator', 'multi_line_timeout', 'start_at_beginning'],
   build: buildFileSource,
 });

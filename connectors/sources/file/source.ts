@@ -1,14 +1,16 @@
 /**
  * The `file` source: finds the files `include` matches (again at most every
- * `glob_minimum_cooldown_ms`), reads each from its checkpoint, cuts lines and emits them, one
- * batch per file per pass. Reading is polling on the scheduler, synchronous and bounded: a pass
- * reads at most `max_read_bytes` per file per round and {@link PASS_BUDGET_BYTES} in all, and
- * stops at once when the output gate closes (the next pass starts when it opens, where reading
- * stopped). Positions advance through one ordered settlement per file, so with acknowledgements
+ * `glob_minimum_cooldown_ms`), reads each from its checkpoint, cuts lines and emits them in
+ * batches of up to {@link BATCH_EVENTS} per file. Reading is polling on the scheduler, synchronous
+ * and bounded: a pass reads at most `max_read_bytes` per file per round and
+ * {@link PASS_BUDGET_BYTES} in all, and stops at the first emission after the output gate closed
+ * (the next pass starts on the next turn once it opens, where reading stopped). A file with more
+ * to read is read again on the next turn; only a caught-up file waits (1 ms, doubling up to
+ * {@link IDLE_POLL_MS}). Positions advance through one ordered settlement per file, so with acknowledgements
  * a checkpoint never passes a line a sink has not delivered.
  */
 import { closeSync, fstatSync, openSync, readSync, unlinkSync } from 'node:fs';
-import type { Observable, Subscription } from 'rxjs';
+import { type Observable, type SchedulerLike, type Unsubscribable, asyncScheduler } from 'rxjs';
 import type { SourceContext } from '../../../lib/component.js';
 import { type EventBatch, EventMetadata, LogEvent } from '../../../lib/event.js';
 import { whenOpen } from '../../../lib/gate.js';
@@ -25,10 +27,12 @@ import { GzipWatcher, isGzip } from './gzip.js';
 import { LineAggregator, type MessageSink, type MultilineRules, compileMultiline } from './multiline.js';
 import { FileWatcher } from './watcher.js';
 
-/** Pause between passes that found nothing to read, in milliseconds. */
+/** Longest pause between passes that found nothing to read, in milliseconds. */
 export const IDLE_POLL_MS = 250;
 /** Most bytes one pass reads over all files before yielding to the event loop. */
 export const PASS_BUDGET_BYTES = 1 << 20;
+/** Events of one file that make a batch; fewer when the file has no more to read now or the pass ends. */
+export const BATCH_EVENTS = 256;
 /** Least time between two checkpoint writes while running, in milliseconds. */
 export const CHECKPOINT_INTERVAL_MS = 1000;
 
@@ -44,9 +48,44 @@ export function buildFileSource(config: FileSourceConfig, ctx: SourceContext): O
   });
 }
 
+/**
+ * Runs `fn` on the next turn of the event loop, after pending I/O. Under the real clock that is
+ * setImmediate: the async scheduler's 0 ms is a timer of at least 1 ms, which paced every pass
+ * after the output gate reopened and left the sink idle most of the time. Under a test's virtual
+ * clock it is the scheduler's own 0 ms.
+ */
+function nextTurn(scheduler: SchedulerLike, fn: () => void): Unsubscribable {
+  if (scheduler !== asyncScheduler) return scheduler.schedule(fn, 0);
+  const handle = setImmediate(fn);
+  return { unsubscribe: () => clearImmediate(handle) };
+}
+
+const orNone = (key: string | undefined): string | undefined => (key === '' ? undefined : key);
+
+/**
+ * ignore_checkpoints as Vector reconciles it with the deprecated start_at_beginning: true makes
+ * it default to true; read_from always has its own value (default beginning), so it is unchanged.
+ */
+function ignoreCheckpoints(config: FileSourceConfig, ctx: SourceContext): boolean {
+  if (config.start_at_beginning !== undefined) ctx.log.warn('Use of deprecated option start_at_beginning. Please use ignore_checkpoints and read_from options instead.');
+  return config.ignore_checkpoints ?? config.start_at_beginning === true;
+}
+
+/** multiline, or else the deprecated message_start_indicator: both patterns, halt_before, multi_line_timeout. */
+function multilineRules(config: FileSourceConfig, ctx: SourceContext): MultilineRules | undefined {
+  if (config.multiline !== undefined) {
+    if (config.message_start_indicator !== undefined) ctx.log.warn('message_start_indicator is ignored: multiline is set.');
+    return compileMultiline(config.multiline);
+  }
+  const indicator = config.message_start_indicator;
+  if (indicator === undefined) return undefined;
+  return compileMultiline({ start_pattern: indicator, condition_pattern: indicator, mode: 'halt_before', timeout_ms: config.multi_line_timeout });
+}
+
 /** A file found by a discovery, opened and identified. */
 interface Found {
   readonly path: string;
+  /** Open for a file not watched yet; -1 once closed (a file watched already). */
   readonly fd: number;
   readonly size: number;
   readonly mtimeMs: number;
@@ -62,8 +101,8 @@ interface Keys {
   readonly message: string;
   readonly timestamp: string;
   readonly sourceType: string;
-  readonly host: string;
-  readonly file: string;
+  readonly host: string | undefined;
+  readonly file: string | undefined;
   readonly offset: string | undefined;
 }
 
@@ -78,14 +117,17 @@ class FileServer {
   private readonly watchers = new Map<string, FileWatcher>();
   private readonly multiline: MultilineRules | undefined;
   private readonly charset: Charset;
-  private timer: Subscription | undefined;
-  private waiting: Subscription | undefined;
+  private timer: Unsubscribable | undefined;
+  private waiting: Unsubscribable | undefined;
   private lastGlobAt = Number.NEGATIVE_INFINITY;
   private lastCheckpointAt = 0;
   private isStartup = true;
   /** Files last modified before this (ms since the epoch) are read from their end (ignore_older_secs, fixed at startup). */
   private readonly ignoreBeforeMs: number | undefined;
   private stopped = false;
+  private readonly ignoreCheckpoints: boolean;
+  /** The pause after the last pass that found nothing (see pass). */
+  private idleMs = IDLE_POLL_MS;
 
   constructor(
     private readonly config: FileSourceConfig,
@@ -109,12 +151,14 @@ class FileServer {
       message: schema.message_key,
       timestamp: schema.timestamp_key,
       sourceType: schema.source_type_key,
-      host: config.host_key ?? schema.host_key,
-      file: config.file_key,
-      offset: config.offset_key,
+      // as in Vector, an empty key leaves its field out
+      host: orNone(config.host_key ?? schema.host_key),
+      file: orNone(config.file_key),
+      offset: orNone(config.offset_key),
     };
+    this.ignoreCheckpoints = ignoreCheckpoints(config, ctx);
     this.ignoreBeforeMs = config.ignore_older_secs !== undefined ? ctx.scheduler.now() - config.ignore_older_secs * 1000 : undefined;
-    this.multiline = config.multiline !== undefined ? compileMultiline(config.multiline) : undefined;
+    this.multiline = multilineRules(config, ctx);
     const dataDir = config.data_dir ?? ctx.globals.data_dir;
     try {
       this.checkpoints = new Checkpoints(dataDir, ctx.id);
@@ -154,7 +198,7 @@ class FileServer {
 
   private schedule(delayMs: number): void {
     if (this.stopped) return;
-    this.timer = this.ctx.scheduler.schedule(() => this.pass(), delayMs);
+    this.timer = delayMs === 0 ? nextTurn(this.ctx.scheduler, () => this.pass()) : this.ctx.scheduler.schedule(() => this.pass(), delayMs);
   }
 
   /** One pass: discovery when due, then reading until nothing is left, the budget is spent or the gate closes. */
@@ -179,6 +223,8 @@ class FileServer {
         if (this.config.oldest_first && read >= this.config.max_read_bytes) break;
       }
     }
+    // the batches of files that still had data when the pass ended
+    for (const w of this.watchers.values()) if (w.batch.length > 0) this.emitBatch(w);
     if (now - this.lastCheckpointAt >= CHECKPOINT_INTERVAL_MS) {
       this.lastCheckpointAt = now;
       this.writeCheckpoints();
@@ -189,13 +235,23 @@ class FileServer {
       this.waiting = whenOpen(this.ctx.out).subscribe(() => this.schedule(0));
       return;
     }
-    this.schedule(more ? 0 : IDLE_POLL_MS);
+    if (more) return this.schedule(0);
+    // caught up: polled again after 1 ms, then twice as long each time nothing came, up to
+    // IDLE_POLL_MS (Vector backs off the same way), so a writer that pauses briefly is followed
+    // at once and an idle file costs a read every IDLE_POLL_MS
+    this.idleMs = budget < PASS_BUDGET_BYTES ? 1 : Math.min(IDLE_POLL_MS, this.idleMs * 2);
+    this.schedule(this.idleMs);
   }
 
-  /** Reads one round (at most max_read_bytes) of one file and emits its lines; returns the bytes read (1 after a rewind). */
+  /**
+   * Reads one round (at most max_read_bytes) of one file; returns the bytes read (1 after a
+   * rewind). Its lines join the file's batch, emitted once it holds {@link BATCH_EVENTS} events,
+   * when the file has nothing more to read now, and at the end of the pass: a batch per round
+   * (about ten lines with the default max_read_bytes) cost the sinks a write each.
+   */
   private readFile(w: FileWatcher, now: number): number {
-    const batch: EventBatch = [];
-    // one timestamp for the events of one read: they were read at the same moment
+    const batch = w.batch;
+    // one timestamp for the events of one pass: they were read at the same moment
     const stamp = new Timestamp(Math.floor(now));
     const emit: MessageSink = (message, offset) => batch.push(this.toEvent(w.path, message, offset, stamp));
     const agg = w.agg;
@@ -230,10 +286,17 @@ class FileServer {
       agg?.flush(emit);
       this.letGo(w, r.result === 'eof' ? 'read to its end after it was no longer found' : 'rotate_wait_secs elapsed');
     }
-    // a round that only advanced past a discarded line still moves the position
-    w.settlement.emit(batch, this.position(w));
+    // a round that only advanced past a discarded line still moves the position (at the emission)
+    if (r.result !== 'data' || batch.length >= BATCH_EVENTS) this.emitBatch(w);
     if (r.result === 'eof' && w.atEnd && this.config.remove_after_secs !== undefined && this.watchers.get(w.fingerprint) === w) this.removeIfDone(w, now, this.config.remove_after_secs * 1000);
     return progress;
+  }
+
+  /** Emits a file's batch (an empty one still moves its position) and starts the next. */
+  private emitBatch(w: FileWatcher): void {
+    const batch = w.batch;
+    w.batch = [];
+    w.settlement.emit(batch, this.position(w));
   }
 
   /** remove_after_secs: deletes a file read to its end, idle that long, its lines all settled. */
@@ -289,6 +352,8 @@ class FileServer {
 
   private letGo(w: FileWatcher, reason: string): void {
     if (this.watchers.get(w.fingerprint) !== w) return;
+    // its lines read in this pass go out before it is forgotten
+    if (w.batch.length > 0) this.emitBatch(w);
     this.watchers.delete(w.fingerprint);
     w.agg?.close();
     w.close();
@@ -299,8 +364,8 @@ class FileServer {
     const k = this.keys;
     const fields: ObjectValue = {};
     fields[k.message] = message;
-    fields[k.file] = path;
-    fields[k.host] = LOCAL_HOST;
+    if (k.file !== undefined) fields[k.file] = path;
+    if (k.host !== undefined) fields[k.host] = LOCAL_HOST;
     if (k.offset !== undefined) fields[k.offset] = offset;
     fields[k.sourceType] = 'file';
     fields[k.timestamp] = stamp;
@@ -309,11 +374,18 @@ class FileServer {
 
   /** Finds the matching files, identifies each, starts watching new ones and marks those missed. */
   private discover(now: number): void {
-    const paths = findFiles(this.include, this.exclude, (path, err) => this.events.fileFailed(path, 'listing', err));
+    const missing = this.config.ignore_not_found ? undefined : (path: string, err: NodeJS.ErrnoException) => this.events.fingerprintReadFailed(path, err);
+    const paths = findFiles(this.include, this.exclude, (path, err) => this.events.fileFailed(path, 'listing', err), missing);
     const found: Found[] = [];
     for (const path of paths) {
       const f = this.identify(path);
-      if (f !== undefined) found.push(f);
+      if (f === undefined) continue;
+      // a file watched already needs no second descriptor: closed now, so a discovery holds at
+      // most one per new file
+      if (this.watchers.has(f.fingerprint)) {
+        closeSync(f.fd);
+        found.push({ ...f, fd: -1 });
+      } else found.push(f);
     }
     // files found together are watched oldest first (their turn order, and oldest_first's)
     found.sort((a, b) => a.createdMs - b.createdMs);
@@ -324,17 +396,24 @@ class FileServer {
         // a copy of a watched file at another path (a rotation by copy) is the same file
         if (!seen.has(f.fingerprint) && w.path !== f.path && !found.some((o) => o.path === w.path && o.fingerprint === w.fingerprint)) w.path = f.path;
         seen.add(f.fingerprint);
-        closeSync(f.fd);
+        if (f.fd >= 0) closeSync(f.fd);
         continue;
       }
       if (seen.has(f.fingerprint)) {
-        closeSync(f.fd);
+        if (f.fd >= 0) closeSync(f.fd);
         continue;
       }
       seen.add(f.fingerprint);
       // the same inode under a new fingerprint: its content was replaced, the old watcher is stale
       for (const old of this.watchers.values()) if (old.dev === f.dev && old.ino === f.ino && this.fp.strategy === 'checksum') this.letGo(old, 'content replaced');
-      this.watch(f, now);
+      // watched when identified, let go since (its inode got new content; this path holds a copy): opened again
+      const open = f.fd >= 0 ? f : this.identify(f.path);
+      if (open === undefined) continue;
+      if (open.fingerprint !== f.fingerprint) {
+        closeSync(open.fd);
+        continue;
+      }
+      this.watch(open, now);
     }
     for (const w of this.watchers.values()) {
       if (seen.has(w.fingerprint)) {
@@ -354,6 +433,7 @@ class FileServer {
     } catch (err) {
       const e = err as NodeJS.ErrnoException;
       if (e.code !== 'ENOENT') this.events.fileFailed(path, 'opening', e);
+      else if (!this.config.ignore_not_found) this.events.fingerprintReadFailed(path, e);
       return undefined;
     }
     try {
@@ -379,7 +459,7 @@ class FileServer {
   }
 
   private watch(f: Found, now: number): void {
-    const saved = this.config.ignore_checkpoints ? undefined : this.checkpoints.get(f.fingerprint);
+    const saved = this.ignoreCheckpoints ? undefined : this.checkpoints.get(f.fingerprint);
     // as Vector does: a file last modified before startup minus ignore_older_secs is read from its
     // end, checkpoint or not
     const tooOld = this.ignoreBeforeMs !== undefined && f.mtimeMs < this.ignoreBeforeMs;

@@ -5,8 +5,12 @@
  * are synchronous and bounded by the caller, so one call holds at most one read's bytes.
  */
 import { closeSync, fstatSync, readSync } from 'node:fs';
+import type { EventBatch } from '../../../lib/event.js';
 import type { OrderedSettlement } from '../../shared/source/index.js';
 import type { LineAggregator } from './multiline.js';
+
+/** Most bytes one read(2) of a file takes. */
+export const READ_AHEAD_BYTES = 32 * 1024;
 
 /** Receives one complete line: `buf[start, end)` (valid only during the call), at file byte `offset`. */
 export type LineSink = (buf: Buffer, start: number, end: number, offset: number) => void;
@@ -26,12 +30,17 @@ export class FileWatcher {
   private discarded = -1;
   /** Whether the last discovery found this file at some path. */
   findable = true;
+  /** Events read in this pass and not emitted yet (the source emits them in batches). */
+  batch: EventBatch = [];
   /** The open multiline message (with `multiline`). */
   agg: LineAggregator | undefined = undefined;
   /** Scheduler time of the last read that returned data (remove_after_secs). */
   lastReadAt = 0;
   /** Scheduler time the file was first missed by a discovery. */
   lostAt = 0;
+  /** Bytes read past the position handed out (see readChunk), starting at file offset {@link aheadAt}. */
+  private ahead: Buffer | undefined = undefined;
+  private aheadAt = 0;
 
   constructor(
     /** The path it was last found at. */
@@ -104,16 +113,37 @@ export class FileWatcher {
     this.committed += held.length;
   }
 
-  /** At most `maxBytes` of content from `position` on; or why there are none now. */
+  /**
+   * At most `maxBytes` of content from `position` on; or why there are none now. One read(2) takes
+   * up to {@link READ_AHEAD_BYTES}; what the round does not use serves the next rounds (a read of
+   * max_read_bytes = 2048 each cost more in system calls than the rest of the reading). The bytes
+   * ahead are dropped once used, so a file that has caught up with its end holds none.
+   */
   protected readChunk(maxBytes: number, position: number): Buffer | 'eof' | 'truncated' {
-    const chunk = Buffer.allocUnsafe(maxBytes);
-    const n = readSync(this.fd, chunk, 0, maxBytes, position);
-    if (n > 0) return chunk.subarray(0, n);
-    return fstatSync(this.fd).size < position ? 'truncated' : 'eof';
+    const ahead = this.ahead;
+    if (ahead !== undefined) {
+      const from = position - this.aheadAt;
+      if (from >= 0 && from < ahead.length) {
+        const chunk = ahead.subarray(from, from + maxBytes);
+        if (from + chunk.length === ahead.length) this.ahead = undefined;
+        return chunk;
+      }
+      this.ahead = undefined;
+    }
+    const size = Math.max(maxBytes, READ_AHEAD_BYTES);
+    const buf = Buffer.allocUnsafe(size);
+    const n = readSync(this.fd, buf, 0, size, position);
+    if (n === 0) return fstatSync(this.fd).size < position ? 'truncated' : 'eof';
+    if (n > maxBytes) {
+      this.ahead = buf.subarray(0, n);
+      this.aheadAt = position;
+    }
+    return buf.subarray(0, Math.min(n, maxBytes));
   }
 
   /** Starts over at the beginning of the file (it was truncated). */
   rewind(): void {
+    this.ahead = undefined;
     this.readPos = 0;
     this.committed = 0;
     this.carry = Buffer.alloc(0);

@@ -10,6 +10,7 @@ import { Fanout } from '../../../lib/topology/fanout.js';
 import { type Graph, buildGraph } from '../../../lib/topology/graph.js';
 import { MetricsRegistry, ComponentTelemetry } from '../../../lib/telemetry/registry.js';
 import { testCatalog } from '../../helpers/test-components.js';
+import { mulberry32 } from '../../helpers/seeded-random.js';
 
 /** The parts of a topology tap uses: the graph, one fan-out per output, change notices. */
 class FakeTopology implements ApiTopology {
@@ -47,17 +48,6 @@ const BASE = {
 
 /** A tap item as short text: `N:<message>` for notices, `<component>:<message>` for events. */
 const view = (items: TapItem[]) => items.map((i) => (i.kind === 'notification' ? `N:${i.message}` : `${i.componentId}:${(i.event as LogEvent).fields.message}`));
-/** A seeded uniform generator in [0, 1), so sampling tests repeat exactly. */
-function mulberry32(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 const messages = (n: number, prefix = 'm') => Array.from({ length: n }, (_, i) => `${prefix}${i}`);
 
 describe('tap', () => {

@@ -61,10 +61,16 @@ describe('file source: weir validate', () => {
   });
 });
 
-describe('file source: Vector options weir leaves out', () => {
-  it('are refused, named as not supported rather than as typos', async () => {
-    const { code, out } = await validate(`[sources.logs]\ntype = "file"\ninclude = ["/tmp/*.log"]\nstart_at_beginning = true\n${SINK}`);
+describe("file source: Vector's deprecated options and older names", () => {
+  it('validate, each with its deprecation noted in the docs rather than refused', async () => {
+    const extra = 'start_at_beginning = true\nmessage_start_indicator = "^INFO"\nmulti_line_timeout = 500\nignore_not_found = true\nignore_older = 600\nacknowledgements = true';
+    const { code, out } = await validate(`data_dir = "${dir}"\n[sources.logs]\ntype = "file"\ninclude = ["/tmp/*.log"]\n${extra}\n${SINK}`);
+    expect(code, out).to.equal(0);
+  });
+
+  it('refuses an invalid message_start_indicator, naming it', async () => {
+    const { code, out } = await validate(`[sources.logs]\ntype = "file"\ninclude = ["/tmp/*.log"]\nmessage_start_indicator = "(("\n${SINK}`);
     expect(code, out).to.equal(78);
-    expect(out).to.include('sources.logs.start_at_beginning').and.include('not supported');
+    expect(out).to.include('sources.logs.message_start_indicator').and.include('regular expression');
   });
 });

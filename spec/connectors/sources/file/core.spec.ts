@@ -1,6 +1,7 @@
 import { expect } from 'chai';
 import { appendFileSync, mkdirSync, utimesSync, writeFileSync } from 'node:fs';
 import { hostname } from 'node:os';
+import { BATCH_EVENTS, IDLE_POLL_MS } from '../../../../connectors/sources/file/source.js';
 import { Timestamp } from '../../../../lib/value.js';
 import { Harness } from './harness.js';
 
@@ -120,6 +121,43 @@ describe('file source: discovery and lines', () => {
     r.ctx.gate.open();
     h.advance(10);
     expect(r.messages()).to.deep.equal(lines);
+  });
+
+  it('bytes read ahead of a round, lines batched over rounds: lines appended and a truncation after the read are seen', () => {
+    // well past one read-ahead (32 KiB), in rounds of 100 bytes
+    const lines = Array.from({ length: 8000 }, (_, i) => `line ${i}`);
+    writeFileSync(h.path('big.log'), `${lines.slice(0, 6000).join('\n')}\n`);
+    const r = h.start({ max_read_bytes: 100, offset_key: 'offset' });
+    h.advance(10);
+    appendFileSync(h.path('big.log'), `${lines.slice(6000).join('\n')}\n`);
+    h.advance(300);
+    expect(r.messages()).to.deep.equal(lines);
+    // rounds of 100 bytes (at most 12 of these lines each) batched up to BATCH_EVENTS, plus the round that got there
+    const largest = Math.max(...r.batches.map((b) => b.length));
+    expect(largest).to.be.within(BATCH_EVENTS, BATCH_EVENTS + 12);
+    const text = `${lines.join('\n')}\n`;
+    const offsets = r.events().map((e) => e.fields.offset);
+    expect(offsets[7999]).to.equal(text.lastIndexOf('line 7999'));
+    writeFileSync(h.path('big.log'), '');
+    h.advance(300);
+    appendFileSync(h.path('big.log'), 'after\n');
+    h.advance(300);
+    expect(r.messages().slice(8000)).to.deep.equal(['after']);
+  });
+
+  it('a file that just had data is polled again within milliseconds; an idle one every IDLE_POLL_MS (virtual time)', () => {
+    writeFileSync(h.path('a.log'), 'one\n');
+    const r = h.start();
+    h.advance(5);
+    appendFileSync(h.path('a.log'), 'two\n');
+    // polls 1, 2, 4 … ms apart after the last data
+    h.advance(10);
+    expect(r.messages()).to.deep.equal(['one', 'two']);
+    // long idle: the pause has grown to IDLE_POLL_MS, not beyond
+    h.advance(5000);
+    appendFileSync(h.path('a.log'), 'three\n');
+    h.advance(IDLE_POLL_MS);
+    expect(r.messages()).to.deep.equal(['one', 'two', 'three']);
   });
 
   it('a directory matching the pattern is skipped; a symbolic link to a file is read', async () => {

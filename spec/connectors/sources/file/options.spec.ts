@@ -12,12 +12,14 @@ describe('file source: oldest_first and remove_after_secs', () => {
   });
   afterEach(() => h.dispose());
 
+  // more lines than one batch holds, so the batches of the two files can interleave
+  const N = 600;
   const order = (oldestFirst: boolean) => {
     // the newer file gets the name that lists first, so only creation times can order them
-    writeFileSync(h.path('b-older.log'), `${numbered('o', 50).join('\n')}\n`);
+    writeFileSync(h.path('b-older.log'), `${numbered('o', N).join('\n')}\n`);
     // creation times have a coarse clock: the newer file is created once the clock has moved on
     const born = statSync(h.path('b-older.log')).birthtimeMs;
-    do writeFileSync(h.path('a-newer.log'), `${numbered('n', 50).join('\n')}\n`);
+    do writeFileSync(h.path('a-newer.log'), `${numbered('n', N).join('\n')}\n`);
     while (statSync(h.path('a-newer.log')).birthtimeMs <= born && rmSync(h.path('a-newer.log')) === undefined);
     const r = h.start({ oldest_first: oldestFirst, max_read_bytes: 16 });
     h.advance(10);
@@ -25,13 +27,13 @@ describe('file source: oldest_first and remove_after_secs', () => {
   };
 
   it('oldest_first: the oldest file is read to its end before a newer one', () => {
-    expect(order(true)).to.deep.equal([...numbered('o', 50), ...numbered('n', 50)]);
+    expect(order(true)).to.deep.equal([...numbered('o', N), ...numbered('n', N)]);
   });
 
   it('without oldest_first the files take turns', () => {
     const m = order(false);
-    expect(m.indexOf('n0')).to.be.lessThan(m.indexOf('o49'));
-    expect(m.filter((x) => x.startsWith('o'))).to.deep.equal(numbered('o', 50));
+    expect(m.indexOf('n0')).to.be.lessThan(m.indexOf(`o${N - 1}`));
+    expect(m.filter((x) => x.startsWith('o'))).to.deep.equal(numbered('o', N));
   });
 
   it('remove_after_secs: a file read to its end and idle that long is deleted and let go; new lines postpone it', () => {

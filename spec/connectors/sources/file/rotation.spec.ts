@@ -135,7 +135,8 @@ describe('file source: rotation by the real logrotate', function () {
   });
 
   const rotatedWhileBlocked = (o: Record<string, unknown>) => {
-    writeFileSync(h.path('app.log'), `${Array.from({ length: 100 }, (_, i) => `line ${i}`).join('\n')}\n`);
+    // more lines than one batch holds
+    writeFileSync(h.path('app.log'), `${Array.from({ length: 1000 }, (_, i) => `line ${i}`).join('\n')}\n`);
     // the output takes one batch at a time: the gate closes after each
     const r = h.start({ max_read_bytes: 64, ...o }, { onBatch: (ctx) => ctx.gate.close() });
     r.ctx.gate.close();
@@ -165,7 +166,7 @@ describe('file source: rotation by the real logrotate', function () {
 
   it('rotate_wait_secs by default: a rotated file is read to its end first', () => {
     const r = rotatedWhileBlocked({});
-    expect(r.messages()).to.have.length(100);
+    expect(r.messages()).to.have.length(1000);
     expect(r.ctx.metric('files_unwatched_total')).to.equal(1);
   });
 
