@@ -436,4 +436,13 @@ inputs = ["self"]
 endpoint = "http://127.0.0.1:8086"
 database = "weir"
 `,
+  'sink.prometheus_exporter': `[sources.self]
+type = "internal_metrics"
+
+[sinks.prom]
+type = "prometheus_exporter"
+inputs = ["self"]
+address = "0.0.0.0:9598"
+flush_period_secs = 60
+`,
 };

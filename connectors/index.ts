@@ -35,6 +35,7 @@ import { httpSink } from './sinks/http/index.js';
 import { labelstoreSink } from './sinks/labelstore/index.js';
 import { logsvcMetricsSink } from './sinks/logsvc_metrics/index.js';
 import { natsSink } from './sinks/nats/index.js';
+import { prometheusExporterSink } from './sinks/prometheus_exporter/index.js';
 import { siemHecMetricsSink } from './sinks/siem_hec_metrics/index.js';
 import { socketSink } from './sinks/socket/index.js';
 import { tsdbMetricsSink } from './sinks/tsdb_metrics/index.js';
@@ -74,6 +75,7 @@ export const components: readonly ComponentDef[] = [
   labelstoreSink,
   logsvcMetricsSink,
   natsSink,
+  prometheusExporterSink,
   siemHecMetricsSink,
   socketSink,
   tsdbMetricsSink,

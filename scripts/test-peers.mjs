@@ -21,6 +21,8 @@ const PEERS = {
   'influxdb-client': '/usr/bin/influx',
   // a real NATS server with JetStream for the nats source and sink (spec/peers/nats-server.ts); policy-rc.d keeps its service from starting
   'nats-server': '/usr/sbin/nats-server',
+  // a real Prometheus (and promtool) for the prometheus_* sources and sinks (spec/peers/prometheus.ts); policy-rc.d keeps its service from starting
+  prometheus: '/usr/bin/prometheus',
   // socket activation for the stream listener's systemd#N addresses (spec/connectors/shared/tcp-listener.spec.ts);
   // the same package has systemd-analyze, which checks deploy/systemd/weir.service (spec/deploy/systemd.spec.ts)
   systemd: '/usr/bin/systemd-socket-activate',
