@@ -445,4 +445,15 @@ inputs = ["self"]
 address = "0.0.0.0:9598"
 flush_period_secs = 60
 `,
+  'source.prometheus_scrape': `[sources.node]
+type = "prometheus_scrape"
+endpoints = ["http://localhost:9100/metrics"]
+scrape_interval_secs = 15
+instance_tag = "instance"
+
+[sinks.out]
+type = "console"
+inputs = ["node"]
+encoding.codec = "json"
+`,
 };

@@ -10,6 +10,7 @@ import { internalMetricsSource } from './sources/internal_metrics/index.js';
 import { journalSource } from './sources/journal/index.js';
 import { logfwdSource } from './sources/logfwd/index.js';
 import { natsSource } from './sources/nats/index.js';
+import { prometheusScrapeSource } from './sources/prometheus_scrape/index.js';
 import { opentelemetrySource } from './sources/opentelemetry/index.js';
 import { socketSource } from './sources/socket/index.js';
 import { stdinSource } from './sources/stdin/index.js';
@@ -51,6 +52,7 @@ export const components: readonly ComponentDef[] = [
   logfwdSource,
   natsSource,
   opentelemetrySource,
+  prometheusScrapeSource,
   socketSource,
   stdinSource,
   syslogSource,

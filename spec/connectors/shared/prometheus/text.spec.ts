@@ -105,7 +105,7 @@ describe('connectors/shared/prometheus: the text format', () => {
     const metrics = familiesToMetrics(parseText(FIXTURE_TEXT), NOW, origin).filter((m) => m.name !== 'go_untyped');
     const text = renderExposition(metrics, { defaultNamespace: undefined, buckets: DEFAULT_BUCKETS, quantiles: DEFAULT_QUANTILES });
     const again = familiesToMetrics(parseText(text), NOW, origin).map((m) => m.toJSON());
-    const byName = (a: { name: unknown }, b: { name: unknown }) => String(a.name).localeCompare(String(b.name));
+    const byName = (a: Record<string, unknown>, b: Record<string, unknown>) => String(a.name).localeCompare(String(b.name));
     // untyped samples come back as gauges either way; order follows the families' names
     expect(again.sort(byName)).to.deep.equal(metrics.map((m) => m.toJSON()).sort(byName));
   });
