@@ -456,4 +456,14 @@ type = "console"
 inputs = ["node"]
 encoding.codec = "json"
 `,
+  'source.prometheus_remote_write': `[sources.prom]
+type = "prometheus_remote_write"
+address = "0.0.0.0:9090"
+path = "/api/v1/write"
+
+[sinks.out]
+type = "console"
+inputs = ["prom"]
+encoding.codec = "json"
+`,
 };

@@ -10,6 +10,7 @@ import { internalMetricsSource } from './sources/internal_metrics/index.js';
 import { journalSource } from './sources/journal/index.js';
 import { logfwdSource } from './sources/logfwd/index.js';
 import { natsSource } from './sources/nats/index.js';
+import { prometheusRemoteWriteSource } from './sources/prometheus_remote_write/index.js';
 import { prometheusScrapeSource } from './sources/prometheus_scrape/index.js';
 import { opentelemetrySource } from './sources/opentelemetry/index.js';
 import { socketSource } from './sources/socket/index.js';
@@ -52,6 +53,7 @@ export const components: readonly ComponentDef[] = [
   logfwdSource,
   natsSource,
   opentelemetrySource,
+  prometheusRemoteWriteSource,
   prometheusScrapeSource,
   socketSource,
   stdinSource,

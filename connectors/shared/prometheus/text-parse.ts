@@ -88,12 +88,12 @@ function readLine(line: string, families: Family[]): void {
   }
   const sample = parseSampleLine(line, i);
   const last = families[families.length - 1];
-  if (last !== undefined && pushInto(last, sample)) return;
+  if (last !== undefined && pushSample(last, sample)) return;
   families.push({ name: sample.name, type: 'untyped', points: [{ labels: sample.labels, timestamp: sample.timestamp, value: sample.value }] });
 }
 
 /** Adds a sample to a family when its name belongs there; false when it opens another family. */
-function pushInto(f: Family, s: SampleLine): boolean {
+export function pushSample(f: Family, s: SampleLine): boolean {
   if (!s.name.startsWith(f.name)) return false;
   const suffix = s.name.slice(f.name.length);
   switch (f.type) {
