@@ -466,4 +466,14 @@ type = "console"
 inputs = ["prom"]
 encoding.codec = "json"
 `,
+  'sink.prometheus_remote_write': `[sources.self]
+type = "internal_metrics"
+
+[sinks.prom]
+type = "prometheus_remote_write"
+inputs = ["self"]
+endpoint = "http://127.0.0.1:9090/api/v1/write"
+default_namespace = "service"
+healthcheck.uri = "http://127.0.0.1:9090/-/healthy"
+`,
 };

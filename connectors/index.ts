@@ -38,6 +38,7 @@ import { labelstoreSink } from './sinks/labelstore/index.js';
 import { logsvcMetricsSink } from './sinks/logsvc_metrics/index.js';
 import { natsSink } from './sinks/nats/index.js';
 import { prometheusExporterSink } from './sinks/prometheus_exporter/index.js';
+import { prometheusRemoteWriteSink } from './sinks/prometheus_remote_write/index.js';
 import { siemHecMetricsSink } from './sinks/siem_hec_metrics/index.js';
 import { socketSink } from './sinks/socket/index.js';
 import { tsdbMetricsSink } from './sinks/tsdb_metrics/index.js';
@@ -80,6 +81,7 @@ export const components: readonly ComponentDef[] = [
   logsvcMetricsSink,
   natsSink,
   prometheusExporterSink,
+  prometheusRemoteWriteSink,
   siemHecMetricsSink,
   socketSink,
   tsdbMetricsSink,

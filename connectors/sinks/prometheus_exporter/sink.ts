@@ -15,8 +15,9 @@ import { distributionStatistic } from '../../shared/metrics/statistics.js';
 import { type RenderableMetric, renderExposition } from '../../shared/prometheus/exposition.js';
 import { type PromHttpServer, listenHttp } from '../../shared/prometheus/http-server.js';
 import { authorizationCheck } from '../../shared/prometheus/options.js';
+import { SeriesStore, type StoredMetric } from '../../shared/prometheus/series-store.js';
 import type { PrometheusExporterConfig } from './config.js';
-import { SeriesStore, type StoredMetric } from './store.js';
+
 
 /** Content type of the text format Prometheus expects. */
 const CONTENT_TYPE = 'text/plain; version=0.0.4';
@@ -50,7 +51,12 @@ export function buildPrometheusExporterSink(
 
   return (source) =>
     new Observable<Delivery>((subscriber) => {
-      const store = new SeriesStore({ buckets: config.buckets, distributionsAsSummaries: config.distributions_as_summaries, suppressTimestamp: config.suppress_timestamp, flushPeriodMs });
+      const store = new SeriesStore({
+        distributions: config.distributions_as_summaries ? 'summary' : 'histogram',
+        buckets: config.buckets,
+        suppressTimestamp: config.suppress_timestamp,
+        flushPeriodMs,
+      });
       const handle = (req: IncomingMessage, res: ServerResponse) => {
         if (!authorized(req.headers.authorization)) {
           res.writeHead(401, { 'www-authenticate': 'Basic, Bearer' }).end();

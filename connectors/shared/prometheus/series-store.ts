@@ -1,17 +1,18 @@
 /**
- * The exporter's series, as Vector keeps them: one entry per series, value type and bucket or
- * quantile bounds; an absolute value replaces the entry's, an incremental one is added to it
- * (counters and gauges sum, sets unite, histograms with the same buckets add) and the result is
- * absolute. Distributions are turned into histograms over the configured buckets, or kept as
- * samples (merged by value) for summaries. An entry not updated for a flush period is dropped at
- * the next sweep. Entries hold only what the exposition renders, never the event's metadata, so
- * finalizers are not kept alive.
+ * Absolute state of metric series, as Vector keeps it for the Prometheus sinks: one entry per
+ * series, value type and bucket or quantile bounds; an absolute value replaces the entry's, an
+ * incremental one is added to it (counters and gauges sum, sets unite, histograms with the same
+ * buckets add, distribution samples join) and the result is absolute. The exporter turns
+ * distributions into histograms over its buckets, or keeps them as samples (merged by value) for
+ * summaries; the remote-write sink keeps them as they are. An entry not updated for the expiry
+ * period is dropped at the next sweep. Entries hold only what is rendered, never the event's
+ * metadata, so finalizers are not kept alive.
  */
 import type { MetricEvent, MetricKind, MetricValue, Sample, Tags } from '../../../lib/event.js';
 import type { Timestamp } from '../../../lib/value.js';
-import { mergeMetricValue } from '../../shared/metrics/merge.js';
-import { seriesKey } from '../../shared/metrics/series.js';
-import { samplesToBuckets } from '../../shared/prometheus/samples.js';
+import { mergeMetricValue } from '../metrics/merge.js';
+import { seriesKey } from '../metrics/series.js';
+import { samplesToBuckets } from './samples.js';
 
 /** What the exposition renders of one series. */
 export interface StoredMetric {
@@ -26,8 +27,9 @@ export interface StoredMetric {
 }
 
 export interface StoreOptions {
+  /** What distributions are kept as: histograms over `buckets`, samples for summaries, or as they come. */
+  readonly distributions: 'histogram' | 'summary' | 'keep';
   readonly buckets: readonly number[];
-  readonly distributionsAsSummaries: boolean;
   readonly suppressTimestamp: boolean;
   /** 0: never expire. */
   readonly flushPeriodMs: number;
@@ -46,19 +48,21 @@ export class SeriesStore {
     return this.series.values();
   }
 
-  /** Takes one metric at scheduler time `now`. */
-  update(m: MetricEvent, now: number): void {
+  /** Takes one metric at scheduler time `now`; returns its entry, which later updates change. */
+  update(m: MetricEvent, now: number): StoredMetric {
     const value = this.converted(m.value);
     const key = refKey(m, value);
     const timestamp = this.opts.suppressTimestamp ? undefined : m.timestamp;
     const existing = this.series.get(key);
     if (existing === undefined) {
-      this.series.set(key, { kind: 'absolute', name: m.name, namespace: m.namespace, tags: m.tags, value: own(value, m.value), timestamp, updatedAt: now });
-      return;
+      const created: StoredMetric = { kind: 'absolute', name: m.name, namespace: m.namespace, tags: m.tags, value: own(value, m.value), timestamp, updatedAt: now };
+      this.series.set(key, created);
+      return created;
     }
     existing.value = m.kind === 'incremental' ? compact(mergeMetricValue('incremental', existing.value, value)) : own(value, m.value);
     existing.timestamp = timestamp;
     existing.updatedAt = now;
+    return existing;
   }
 
   /** Drops the series not updated within the flush period before `now`. */
@@ -76,8 +80,8 @@ export class SeriesStore {
 
   /** A distribution as the store keeps it; other values as they are. */
   private converted(value: MetricValue): MetricValue {
-    if (value.type !== 'distribution') return value;
-    if (this.opts.distributionsAsSummaries) return { type: 'distribution', samples: value.samples, statistic: 'summary' };
+    if (value.type !== 'distribution' || this.opts.distributions === 'keep') return value;
+    if (this.opts.distributions === 'summary') return { type: 'distribution', samples: value.samples, statistic: 'summary' };
     const h = samplesToBuckets(value.samples, this.opts.buckets);
     return { type: 'aggregated_histogram', buckets: h.buckets, count: h.count, sum: h.sum };
   }
