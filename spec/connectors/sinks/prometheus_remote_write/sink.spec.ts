@@ -9,6 +9,7 @@ import { type WireWriteRequest, decodeWriteRequest } from '../../../../connector
 import { type Delivery, type EventBatch, EventMetadata, MetricEvent, type MetricKind, type MetricValue } from '../../../../lib/event.js';
 import { snappyUncompress } from '../../../../lib/net/snappy.js';
 import { Timestamp } from '../../../../lib/value.js';
+import { makeTestCerts } from '../../../helpers/certs.js';
 import { type RecordedRequest, startTestServer } from '../../../helpers/http-test-server.js';
 import { testSinkContext } from '../../../helpers/sink-context.js';
 import { sharedPrometheus } from '../../../peers/prometheus.js';
@@ -136,6 +137,24 @@ describe('connectors/sinks/prometheus_remote_write', () => {
       expect(lines(decoded(server.requests[1]!))).to.deep.equal([`g{} 1@${T}`]);
     } finally {
       await server.close();
+    }
+  });
+
+  it('batch.max_events bounds a request; tls.ca_file trusts an https endpoint', async () => {
+    const certs = makeTestCerts();
+    const server = await startTestServer(() => 200, { key: certs.read(certs.serverKey), cert: certs.read(certs.serverCrt) });
+    try {
+      const url = server.url.replace('127.0.0.1', 'localhost');
+      const three = [0, 1, 2].map((i) => metric(`m${i}`, 'absolute', { type: 'gauge', value: i }, undefined, T));
+      const ok = await runSink(parse({ endpoint: url, tls: { ca_file: certs.caCrt }, batch: { max_events: 2 } }), [three]);
+      expect(ok.map((d) => d.status)).to.deep.equal(['delivered', 'delivered']);
+      expect(server.requests.map((r) => lines(decoded(r)).length)).to.deep.equal([2, 1]);
+      const untrusted = await runSink(parse({ endpoint: url, request: { retry_attempts: 0 } }), [[three[0]!.clone()]]);
+      expect(untrusted.map((d) => d.status)).to.not.include('delivered');
+      expect(server.requests).to.have.length(2);
+    } finally {
+      await server.close();
+      certs.remove();
     }
   });
 

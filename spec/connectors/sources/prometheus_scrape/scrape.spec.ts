@@ -67,9 +67,9 @@ describe('connectors/sources/prometheus_scrape', () => {
     expect(() => v.parse(PrometheusScrapeConfig, { type: 'prometheus_scrape', endpoints: ['http://x/metrics'], bogus: 1 })).to.throw();
   });
 
-  it('reads every metric type of the fixture endpoint, with escapes and timestamps', async () => {
+  it('reads every metric type of the fixture endpoint, with escapes and timestamps (`hosts`, Vector\'s older name of endpoints)', async () => {
     const fx = await fixtureServer();
-    const s = run({ endpoints: [fx.url] });
+    const s = run({ hosts: [fx.url] });
     try {
       await until(() => s.batches.length === 1, 10_000, 'a scrape');
       const batch = s.batches[0]!;
