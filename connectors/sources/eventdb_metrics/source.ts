@@ -6,10 +6,10 @@
 import { type Observable, map } from 'rxjs';
 import type { SourceContext } from '../../../lib/component.js';
 import type { EventBatch } from '../../../lib/event.js';
-import { type HttpClient, createHttpClient } from '../../../lib/net/http-client.js';
+import type { HttpClient } from '../../../lib/net/http-client.js';
 import { resolveProxy } from '../../../lib/net/proxy.js';
 import { Timestamp } from '../../../lib/value.js';
-import { type SourceOutput, pullEvery, runSource, scrapeHttp } from '../../shared/source/index.js';
+import { type SourceOutput, runScraper, scrapeHttp } from '../../shared/source/index.js';
 import type { EventdbMetricsConfig } from './config.js';
 import { type EventdbEvents, eventdbEvents } from './events.js';
 import { statsToMetrics } from './stats.js';
@@ -22,19 +22,7 @@ export function buildEventdbMetricsSource(config: EventdbMetricsConfig, ctx: Sou
   const periodMs = config.scrape_interval_secs * 1000;
   const events = eventdbEvents(ctx);
   // the received-bytes counter is tagged protocol=http, as Vector tags this source's
-  return runSource(ctx, { protocol: 'http' }, (out) => {
-    const client = createHttpClient({ proxy: resolveProxy(config.proxy, ctx.globals.proxy) });
-    const scrapes = pullEvery(periodMs, () => scrapeOnce(config, ctx, out, events, client, periodMs), ctx.out, ctx.scheduler).subscribe({
-      next: (batch) => out.emit(batch),
-      error: (err: unknown) => out.fail(err),
-    });
-    return {
-      close() {
-        scrapes.unsubscribe();
-        void client.close();
-      },
-    };
-  });
+  return runScraper(ctx, periodMs, { proxy: resolveProxy(config.proxy, ctx.globals.proxy) }, (client, out) => scrapeOnce(config, ctx, out, events, client, periodMs));
 }
 
 /** One scrape: its metrics, or undefined when it failed (counted and logged) or was torn down. */

@@ -2,7 +2,7 @@
 import * as v from 'valibot';
 import { acknowledgementsSchema } from '../../../lib/config/options/envelope.js';
 import { parseSocketAddress } from '../../../lib/net/socket-address.js';
-import { listenerTlsSchema } from '../../shared/listener-config.js';
+import { listenerBasicAuthSchema, listenerTlsSchema } from '../../shared/listener-config.js';
 
 /** The `prometheus_remote_write` source options. */
 export const PrometheusRemoteWriteSourceConfig = v.strictObject({
@@ -13,16 +13,7 @@ export const PrometheusRemoteWriteSourceConfig = v.strictObject({
     v.description('Address (`host:port`) to accept remote-write requests on.'),
   ),
   path: v.optional(v.pipe(v.string(), v.startsWith('/', 'must start with /'), v.description('The one URL path requests are accepted on (e.g. `/api/v1/write`); others get 404.')), '/'),
-  auth: v.optional(
-    v.pipe(
-      v.strictObject({
-        strategy: v.optional(v.pipe(v.literal('basic'), v.description('Only `basic` is supported.')), 'basic'),
-        username: v.pipe(v.string(), v.description('Basic authentication user name.')),
-        password: v.pipe(v.string(), v.description('Basic authentication password.')),
-      }),
-      v.description('Require HTTP basic authentication; wrong or missing credentials get 401.'),
-    ),
-  ),
+  auth: listenerBasicAuthSchema,
   tls: listenerTlsSchema,
   metadata_conflict_strategy: v.optional(
     v.pipe(v.picklist(['reject', 'ignore']), v.description('A metric declared with two types in one request: `reject` answers 400, `ignore` keeps the first.')),

@@ -7,12 +7,12 @@
 import { type Observable, forkJoin, map } from 'rxjs';
 import type { SourceContext } from '../../../lib/component.js';
 import type { EventBatch, MetricEvent } from '../../../lib/event.js';
-import { authorizationHeader, createHttpClient, type HttpClient } from '../../../lib/net/http-client.js';
+import { type HttpClient, authorizationHeader } from '../../../lib/net/http-client.js';
 import { resolveProxy } from '../../../lib/net/proxy.js';
 import { Timestamp } from '../../../lib/value.js';
 import { ParseError, parseText } from '../../shared/prometheus/text-parse.js';
 import { familiesToMetrics } from '../../shared/prometheus/to-metrics.js';
-import { type SourceOutput, pullEvery, runSource, scrapeHttp } from '../../shared/source/index.js';
+import { type SourceOutput, runScraper, scrapeHttp } from '../../shared/source/index.js';
 import { type PrometheusScrapeConfig, instanceOf, scrapeUrls } from './config.js';
 import { type ScrapeEvents, scrapeEvents } from './events.js';
 
@@ -39,27 +39,17 @@ export function buildPrometheusScrapeSource(config: PrometheusScrapeConfig, ctx:
   if (config.scrape_timeout_secs >= config.scrape_interval_secs)
     ctx.log.warn('scrape_timeout_secs is not below scrape_interval_secs: a slow endpoint delays the next round.', { interval: config.scrape_interval_secs, timeout: config.scrape_timeout_secs });
   const events = scrapeEvents(ctx);
-  return runSource(ctx, { protocol: 'http' }, (out) => {
-    const client = createHttpClient({ tls: config.tls, proxy: resolveProxy(undefined, ctx.globals.proxy) });
-    const round = () =>
-      forkJoin(targets.map((t) => scrapeOne(t.url, t.tags, config, ctx, out, events, client, headers))).pipe(
-        map((parts) => {
-          const batch: EventBatch = [];
-          for (const p of parts) if (p !== undefined) for (const m of p) batch.push(m);
-          return batch.length > 0 ? batch : undefined;
-        }),
-      );
-    const scrapes = pullEvery(config.scrape_interval_secs * 1000, round, ctx.out, ctx.scheduler).subscribe({
-      next: (batch) => out.emit(batch),
-      error: (err: unknown) => out.fail(err),
-    });
-    return {
-      close() {
-        scrapes.unsubscribe();
-        void client.close();
-      },
-    };
-  });
+  const clientOptions = { tls: config.tls, proxy: resolveProxy(undefined, ctx.globals.proxy) };
+  // one round: every endpoint at once, their metrics in one batch
+  return runScraper(ctx, config.scrape_interval_secs * 1000, clientOptions, (client, out) =>
+    forkJoin(targets.map((t) => scrapeOne(t.url, t.tags, config, ctx, out, events, client, headers))).pipe(
+      map((parts) => {
+        const batch: EventBatch = [];
+        for (const p of parts) if (p !== undefined) for (const m of p) batch.push(m);
+        return batch.length > 0 ? batch : undefined;
+      }),
+    ),
+  );
 }
 
 /** One endpoint's metrics, or undefined when its scrape failed. */
