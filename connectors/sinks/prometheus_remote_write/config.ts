@@ -7,6 +7,7 @@ import { sinkObject } from '../../../lib/config/options/envelope.js';
 import { requestSchema } from '../../../lib/config/options/request.js';
 import { templateSchema } from '../../../lib/config/options/template.js';
 import { urlTlsSchema } from '../../../lib/config/options/tls.js';
+import { cloudwAuthSchema } from '../../shared/cloudw/options.js';
 import { bucketsSchema, defaultNamespaceSchema, quantilesSchema } from '../../shared/prometheus/options.js';
 
 /** `batch.*`: Vector's remote-write defaults (1,000 events, 1 s) and `aggregate`. */
@@ -39,10 +40,18 @@ export const PrometheusRemoteWriteSinkConfig = v.pipe(
           v.variant('strategy', [
             v.strictObject({ strategy: v.literal('basic'), user: v.string(), password: v.string() }),
             v.strictObject({ strategy: v.literal('bearer'), token: v.pipe(v.string(), v.minLength(1, 'must not be empty')) }),
-            v.looseObject({ strategy: v.literal('aws') }),
+            v.pipe(
+              v.looseObject({ strategy: v.literal('aws') }),
+              v.transform(({ strategy: _strategy, ...rest }) => rest),
+              v.nonOptional(cloudwAuthSchema),
+              v.transform((credentials) => ({ strategy: 'aws' as const, credentials })),
+            ),
           ]),
-          v.description('Credentials: `basic` (user, password) or `bearer` (token).'),
+          v.description('Credentials: `basic` (user, password), `bearer` (token), or `aws` (SigV4 signing for service `aps`; the keys of the cloud credential chain, with `aws.region`).'),
         ),
+      ),
+      aws: v.optional(
+        v.strictObject({ region: v.pipe(v.string(), v.minLength(1, 'must not be empty'), v.description('Region the requests are signed for (with `auth.strategy = "aws"`).')) }),
       ),
       tls: urlTlsSchema('endpoint'),
     },
@@ -52,7 +61,7 @@ export const PrometheusRemoteWriteSinkConfig = v.pipe(
     if (!dataset.typed) return;
     const c = dataset.value;
     if (c.compression === 'zstd') addIssue({ message: 'zstd compression is not available in this build (Node 20 has no zstd); use snappy or gzip', path: [pathItem(c, 'compression')] });
-    if (c.auth?.strategy === 'aws') addIssue({ message: 'auth.strategy = "aws" (SigV4 signing) is not supported by weir yet', path: [pathItem(c, 'auth')] });
+    if (c.auth?.strategy === 'aws' && c.aws === undefined) addIssue({ message: 'aws.region is required with auth.strategy = "aws"', path: [pathItem(c, 'auth')] });
     if (c.auth !== undefined && Object.keys(c.request.headers).some((h) => h.toLowerCase() === 'authorization'))
       addIssue({ message: 'an Authorization header cannot be set beside auth', path: [pathItem(c, 'request')] });
   }),

@@ -12,7 +12,7 @@ export const prometheusRemoteWriteSink = defineSink({
   summary: 'Deliver metrics to a Prometheus remote-write endpoint (snappy protobuf).',
   schema: PrometheusRemoteWriteSinkConfig,
   input: 'metric',
-  vectorOptions: ['aws', 'retry_strategy'],
+  vectorOptions: ['aws.endpoint', 'retry_strategy'],
   pullSize: (c) => Math.min(c.batch.max_events ?? 1000, 10_000),
   build: (config, ctx) => buildPrometheusRemoteWriteSink(config, ctx),
   healthcheck: (config, ctx) => prometheusRemoteWriteHealthcheck(config, ctx),

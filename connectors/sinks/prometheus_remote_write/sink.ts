@@ -5,6 +5,8 @@ import type { Delivery, EventBatch } from '../../../lib/event.js';
 import type { HttpResponse } from '../../../lib/net/http-client.js';
 import { TemplateError } from '../../../lib/template.js';
 import { batchLimits } from '../../../operators/batch-by.js';
+import { cloudwCredentials } from '../../shared/cloudw/credentials.js';
+import { signV4 } from '../../shared/cloudw/sigv4.js';
 import { authHeader } from '../../shared/http/auth.js';
 import { httpHealthcheck } from '../../shared/http/healthcheck.js';
 import { type HttpService, createHttpService } from '../../shared/http/service.js';
@@ -14,10 +16,17 @@ import type { PrometheusRemoteWriteSinkConfig } from './config.js';
 import { type EncodedMetric, createRemoteWriteEncoder } from './encoder.js';
 import { type RemoteWriteRequest, buildRemoteWriteRequest } from './request.js';
 
-/** The fixed headers: the protocol's, the credentials and `request.headers`. */
-function createService(config: PrometheusRemoteWriteSinkConfig, ctx: Pick<ComponentContext, 'globals'>): HttpService {
+/** The service that signs for a managed Prometheus (Vector signs remote writes for `aps`). */
+const SIGNING_SERVICE = 'aps';
+
+/** The fixed headers (the protocol's, the credentials and `request.headers`), and SigV4 signing with `auth.strategy = "aws"`. */
+function createService(config: PrometheusRemoteWriteSinkConfig, ctx: Pick<ComponentContext, 'globals' | 'scheduler'>): HttpService {
   const auth = config.auth?.strategy === 'basic' || config.auth?.strategy === 'bearer' ? authHeader(config.auth) : undefined;
+  const aws = config.auth?.strategy === 'aws' ? config.auth.credentials : undefined;
+  const credentials = aws === undefined ? undefined : cloudwCredentials(aws);
+  const region = config.aws?.region ?? '';
   return createHttpService({
+    sign: credentials === undefined ? undefined : async (req) => signV4(req, await credentials(), region, SIGNING_SERVICE, ctx.scheduler.now()),
     tls: config.tls,
     proxy: config.proxy,
     globals: ctx.globals,
@@ -57,7 +66,7 @@ export function buildPrometheusRemoteWriteSink(config: PrometheusRemoteWriteSink
 }
 
 /** As Vector checks: GET the endpoint (or `healthcheck.uri`) with the sink's headers; 200 is healthy. */
-export async function prometheusRemoteWriteHealthcheck(config: PrometheusRemoteWriteSinkConfig, ctx: Pick<ComponentContext, 'globals'>, service?: HttpService): Promise<void> {
+export async function prometheusRemoteWriteHealthcheck(config: PrometheusRemoteWriteSinkConfig, ctx: Pick<ComponentContext, 'globals' | 'scheduler'>, service?: HttpService): Promise<void> {
   if (config.healthcheck.enabled === false) return;
   const http = service ?? createService(config, ctx);
   try {
