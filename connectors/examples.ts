@@ -477,4 +477,44 @@ inputs = ["self"]
 endpoint = "http://127.0.0.1:8086"
 database = "weir"
 `,
+  'sink.prometheus_exporter': `[sources.self]
+type = "internal_metrics"
+
+[sinks.prom]
+type = "prometheus_exporter"
+inputs = ["self"]
+address = "0.0.0.0:9598"
+flush_period_secs = 60
+`,
+  'source.prometheus_scrape': `[sources.node]
+type = "prometheus_scrape"
+endpoints = ["http://localhost:9100/metrics"]
+scrape_interval_secs = 15
+instance_tag = "instance"
+
+[sinks.out]
+type = "console"
+inputs = ["node"]
+encoding.codec = "json"
+`,
+  'source.prometheus_remote_write': `[sources.prom]
+type = "prometheus_remote_write"
+address = "0.0.0.0:9090"
+path = "/api/v1/write"
+
+[sinks.out]
+type = "console"
+inputs = ["prom"]
+encoding.codec = "json"
+`,
+  'sink.prometheus_remote_write': `[sources.self]
+type = "internal_metrics"
+
+[sinks.prom]
+type = "prometheus_remote_write"
+inputs = ["self"]
+endpoint = "http://127.0.0.1:9090/api/v1/write"
+default_namespace = "service"
+healthcheck.uri = "http://127.0.0.1:9090/-/healthy"
+`,
 };

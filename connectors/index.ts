@@ -12,6 +12,8 @@ import { internalMetricsSource } from './sources/internal_metrics/index.js';
 import { journalSource } from './sources/journal/index.js';
 import { logfwdSource } from './sources/logfwd/index.js';
 import { natsSource } from './sources/nats/index.js';
+import { prometheusRemoteWriteSource } from './sources/prometheus_remote_write/index.js';
+import { prometheusScrapeSource } from './sources/prometheus_scrape/index.js';
 import { opentelemetrySource } from './sources/opentelemetry/index.js';
 import { socketSource } from './sources/socket/index.js';
 import { stdinSource } from './sources/stdin/index.js';
@@ -38,6 +40,8 @@ import { httpSink } from './sinks/http/index.js';
 import { labelstoreSink } from './sinks/labelstore/index.js';
 import { logsvcMetricsSink } from './sinks/logsvc_metrics/index.js';
 import { natsSink } from './sinks/nats/index.js';
+import { prometheusExporterSink } from './sinks/prometheus_exporter/index.js';
+import { prometheusRemoteWriteSink } from './sinks/prometheus_remote_write/index.js';
 import { siemHecMetricsSink } from './sinks/siem_hec_metrics/index.js';
 import { socketSink } from './sinks/socket/index.js';
 import { tsdbMetricsSink } from './sinks/tsdb_metrics/index.js';
@@ -55,6 +59,8 @@ export const components: readonly ComponentDef[] = [
   logfwdSource,
   natsSource,
   opentelemetrySource,
+  prometheusRemoteWriteSource,
+  prometheusScrapeSource,
   socketSource,
   stdinSource,
   syslogSource,
@@ -80,6 +86,8 @@ export const components: readonly ComponentDef[] = [
   labelstoreSink,
   logsvcMetricsSink,
   natsSink,
+  prometheusExporterSink,
+  prometheusRemoteWriteSink,
   siemHecMetricsSink,
   socketSink,
   tsdbMetricsSink,

@@ -23,6 +23,8 @@ const PEERS = {
   'nats-server': '/usr/sbin/nats-server',
   // node-exporter, the reference the host_metrics source's values are checked against (spec/peers/node-exporter.ts); policy-rc.d keeps its service from starting
   'prometheus-node-exporter': '/usr/bin/prometheus-node-exporter',
+  // a real Prometheus (and promtool) for the prometheus_* sources and sinks (spec/peers/prometheus.ts); policy-rc.d keeps its service from starting
+  prometheus: '/usr/bin/prometheus',
   // socket activation for the stream listener's systemd#N addresses (spec/connectors/shared/tcp-listener.spec.ts);
   // the same package has systemd-analyze, which checks deploy/systemd/weir.service (spec/deploy/systemd.spec.ts)
   systemd: '/usr/bin/systemd-socket-activate',

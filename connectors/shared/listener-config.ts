@@ -38,6 +38,18 @@ export const listenerTlsSchema = v.optional(
 /** Validated listener `tls.*`. */
 export type ListenerTlsConfig = NonNullable<v.InferOutput<typeof listenerTlsSchema>>;
 
+/** `auth` of the HTTP listeners (Vector's server auth): basic credentials every request must carry. */
+export const listenerBasicAuthSchema = v.optional(
+  v.pipe(
+    v.strictObject({
+      strategy: v.optional(v.pipe(v.literal('basic'), v.description('Only `basic` is supported.')), 'basic'),
+      username: v.pipe(v.string(), v.description('Basic authentication user name.')),
+      password: v.pipe(v.string(), v.description('Basic authentication password.')),
+    }),
+    v.description('Require HTTP basic authentication; wrong or missing credentials get 401.'),
+  ),
+);
+
 /** `connection_limit`: no default (unlimited). */
 export const connectionLimitSchema = v.optional(v.pipe(posint(), v.description('Most connections served at once; more wait unread.')));
 

@@ -7,5 +7,6 @@ export { OrderedSettlement } from './ordered.js';
 export { type Settled, type SettledPart, SourceOutput, type SourceOutputOptions, Unsettled } from './output.js';
 export { type Pausable, type PauseWhileClosed, pauseWhileClosed } from './pause-while-closed.js';
 export { pullEvery } from './pull.js';
+export { type ScrapeResult, runScraper, scrapeHttp } from './scrape.js';
 export { type RunningSource, runSource } from './run.js';
 export { type TurnBatcher, createTurnBatcher } from './turn-batcher.js';

@@ -3,13 +3,13 @@
  * then `scrape_interval_secs` after each scrape started (at once when a scrape took longer), only
  * while the output gate is open.
  */
-import { Observable } from 'rxjs';
+import { type Observable, map } from 'rxjs';
 import type { SourceContext } from '../../../lib/component.js';
 import type { EventBatch } from '../../../lib/event.js';
-import { type HttpClient, createHttpClient } from '../../../lib/net/http-client.js';
+import type { HttpClient } from '../../../lib/net/http-client.js';
 import { resolveProxy } from '../../../lib/net/proxy.js';
 import { Timestamp } from '../../../lib/value.js';
-import { type SourceOutput, pullEvery, runSource } from '../../shared/source/index.js';
+import { type SourceOutput, runScraper, scrapeHttp } from '../../shared/source/index.js';
 import type { EventdbMetricsConfig } from './config.js';
 import { type EventdbEvents, eventdbEvents } from './events.js';
 import { statsToMetrics } from './stats.js';
@@ -22,19 +22,7 @@ export function buildEventdbMetricsSource(config: EventdbMetricsConfig, ctx: Sou
   const periodMs = config.scrape_interval_secs * 1000;
   const events = eventdbEvents(ctx);
   // the received-bytes counter is tagged protocol=http, as Vector tags this source's
-  return runSource(ctx, { protocol: 'http' }, (out) => {
-    const client = createHttpClient({ proxy: resolveProxy(config.proxy, ctx.globals.proxy) });
-    const scrapes = pullEvery(periodMs, () => scrapeOnce(config, ctx, out, events, client, periodMs), ctx.out, ctx.scheduler).subscribe({
-      next: (batch) => out.emit(batch),
-      error: (err: unknown) => out.fail(err),
-    });
-    return {
-      close() {
-        scrapes.unsubscribe();
-        void client.close();
-      },
-    };
-  });
+  return runScraper(ctx, periodMs, { proxy: resolveProxy(config.proxy, ctx.globals.proxy) }, (client, out) => scrapeOnce(config, ctx, out, events, client, periodMs));
 }
 
 /** One scrape: its metrics, or undefined when it failed (counted and logged) or was torn down. */
@@ -46,44 +34,24 @@ function scrapeOnce(
   client: HttpClient,
   periodMs: number,
 ): Observable<EventBatch | undefined> {
-  return new Observable<EventBatch | undefined>((one) => {
-    const abort = new AbortController();
-    let timedOut = false;
-    // a hung endpoint must not hold back every later scrape: give up after one interval
-    const deadline = ctx.scheduler.schedule(() => {
-      timedOut = true;
-      abort.abort();
-    }, periodMs);
-    client
-      .send({ url: config.endpoint, method: 'GET', headers: { 'content-type': 'application/json' }, signal: abort.signal, maxBodyChars: MAX_STATS_CHARS })
-      .then(
-        (res) => {
-          out.received(Buffer.byteLength(res.body));
-          // the status is not checked: the body decides, as in Vector
-          const scrapedAt = ctx.scheduler.now();
-          const metrics = statsToMetrics(res.body, config.default_namespace, new Timestamp(Math.floor(scrapedAt)), ctx.id);
-          if (typeof metrics === 'string') {
-            events.parseFailed(config.endpoint, metrics, res.status);
-            return undefined;
-          }
-          events.scrapeLag(scrapedAt);
-          return metrics;
-        },
-        (err: unknown) => {
-          // aborted by teardown: the source is stopping, nothing failed
-          if (abort.signal.aborted && !timedOut) return undefined;
-          events.requestFailed(config.endpoint, timedOut ? new Error(`no answer within ${config.scrape_interval_secs} s`) : err);
-          return undefined;
-        },
-      )
-      .then((batch) => {
-        deadline.unsubscribe();
-        one.next(batch);
-        one.complete();
-      });
-    return () => {
-      deadline.unsubscribe();
-      abort.abort();
-    };
-  });
+  // a hung endpoint must not hold back every later scrape: give up after one interval
+  const request = { url: config.endpoint, method: 'GET', headers: { 'content-type': 'application/json' }, maxBodyChars: MAX_STATS_CHARS };
+  return scrapeHttp(client, request, periodMs, ctx.scheduler).pipe(
+    map(({ response: res, error }) => {
+      if (res === undefined) {
+        events.requestFailed(config.endpoint, error);
+        return undefined;
+      }
+      out.received(Buffer.byteLength(res.body));
+      // the status is not checked: the body decides, as in Vector
+      const scrapedAt = ctx.scheduler.now();
+      const metrics = statsToMetrics(res.body, config.default_namespace, new Timestamp(Math.floor(scrapedAt)), ctx.id);
+      if (typeof metrics === 'string') {
+        events.parseFailed(config.endpoint, metrics, res.status);
+        return undefined;
+      }
+      events.scrapeLag(scrapedAt);
+      return metrics;
+    }),
+  );
 }

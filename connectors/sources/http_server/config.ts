@@ -5,7 +5,7 @@ import { pathItem } from '../../../lib/config/options/checks.js';
 import { acknowledgementsSchema } from '../../../lib/config/options/envelope.js';
 import { parseSocketAddress } from '../../../lib/net/socket-address.js';
 import { parsePath } from '../../../lib/path.js';
-import { listenerTlsSchema } from '../../shared/listener-config.js';
+import { listenerBasicAuthSchema, listenerTlsSchema } from '../../shared/listener-config.js';
 import { compileParamPattern } from './params.js';
 
 /** HTTP methods the source can accept, upper case as Vector spells them. */
@@ -68,16 +68,7 @@ export const HttpServerSourceConfig = v.pipe(
     ),
     headers: patternList('Request headers added to each log event (`*` and `?` wildcards, matched case-insensitively); a field of the same name in the event wins.'),
     query_parameters: patternList('Query parameters added to each log event (`*` and `?` wildcards); they overwrite fields of the same name.'),
-    auth: v.optional(
-      v.pipe(
-        v.strictObject({
-          strategy: v.optional(v.pipe(v.literal('basic'), v.description('Only `basic` is supported.')), 'basic'),
-          username: v.pipe(v.string(), v.description('Basic authentication user name.')),
-          password: v.pipe(v.string(), v.description('Basic authentication password.')),
-        }),
-        v.description('Require HTTP basic authentication; wrong or missing credentials get 401.'),
-      ),
-    ),
+    auth: listenerBasicAuthSchema,
     encoding: v.optional(
       v.pipe(
         v.picklist(LEGACY_ENCODINGS),

@@ -29,9 +29,8 @@ export function snapshotMetrics(registry: MetricsRegistry, sourceId: string, con
     }
     const meta = new EventMetadata(sourceId, 'internal_metrics');
     if (s.type === 'histogram') {
-      // cumulative buckets, as an aggregated histogram reports them
-      let cumulative = 0;
-      const buckets = s.buckets!.map((count, i) => ({ upper_limit: HISTOGRAM_BOUNDS[i]!, count: (cumulative += count) }));
+      // per-bucket counts, as Vector's model holds an aggregated histogram (its Prometheus sinks make them cumulative)
+      const buckets = s.buckets!.map((count, i) => ({ upper_limit: HISTOGRAM_BOUNDS[i]!, count }));
       out.push(new MetricEvent(s.name, 'absolute', { type: 'aggregated_histogram', buckets, count: s.value, sum: s.sum }, meta, config.namespace, tags, now));
     } else {
       out.push(new MetricEvent(s.name, 'absolute', s.type === 'counter' ? { type: 'counter', value: s.value } : { type: 'gauge', value: s.value }, meta, config.namespace, tags, now));

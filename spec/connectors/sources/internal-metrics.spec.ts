@@ -3,9 +3,24 @@ import { map, take, type Observable } from 'rxjs';
 import { TestScheduler } from 'rxjs/testing';
 import { sources } from '../../../connectors/compose.js';
 import type { EventBatch, MetricEvent } from '../../../lib/event.js';
+import { snapshotMetrics } from '../../../connectors/sources/internal_metrics/index.js';
+import { Timestamp } from '../../../lib/value.js';
 import { ComponentTelemetry, MetricsRegistry } from '../../../lib/telemetry/registry.js';
 
 describe('internal_metrics source', () => {
+  it('reports histograms with per-bucket counts, as Vector\'s model holds them', () => {
+    const registry = new MetricsRegistry({});
+    const h = new ComponentTelemetry(registry, 'out', 'sink', 'console').histogram('demo_seconds');
+    for (const v of [0.001, 0.002, 3]) h.record(v);
+    const batch = snapshotMetrics(registry, 'in', { type: 'internal_metrics', scrape_interval_secs: 1, namespace: 'weir', tags: {} }, new Timestamp(0));
+    const value = (batch.find((m) => (m as MetricEvent).name === 'demo_seconds') as MetricEvent).value as { buckets: { upper_limit: number; count: number }[]; count: number };
+    expect(value.buckets.filter((b) => b.count > 0)).to.deep.equal([
+      { upper_limit: 1, count: 2 },
+      { upper_limit: 4, count: 1 },
+    ]);
+    expect(value.count).to.equal(3);
+  });
+
   it('emits every series at once and then each scrape interval, as absolute counters and gauges with component tags', () => {
     const registry = new MetricsRegistry({ host: 'h1', pid: '42' });
     const t = new ComponentTelemetry(registry, 'out', 'sink', 'console');
