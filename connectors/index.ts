@@ -14,6 +14,7 @@ import { opentelemetrySource } from './sources/opentelemetry/index.js';
 import { socketSource } from './sources/socket/index.js';
 import { stdinSource } from './sources/stdin/index.js';
 import { syslogSource } from './sources/syslog/index.js';
+import { vectorSource } from './sources/vector/index.js';
 import { filterTransform } from './transforms/filter/index.js';
 import { logToMetricTransform } from './transforms/log_to_metric/index.js';
 import { routeTransform } from './transforms/route/index.js';
@@ -53,6 +54,7 @@ export const components: readonly ComponentDef[] = [
   socketSource,
   stdinSource,
   syslogSource,
+  vectorSource,
   filterTransform,
   logToMetricTransform,
   routeTransform,
