@@ -39,6 +39,7 @@ import { natsSink } from './sinks/nats/index.js';
 import { siemHecMetricsSink } from './sinks/siem_hec_metrics/index.js';
 import { socketSink } from './sinks/socket/index.js';
 import { tsdbMetricsSink } from './sinks/tsdb_metrics/index.js';
+import { vectorSink } from './sinks/vector/index.js';
 
 export const components: readonly ComponentDef[] = [
   cloudwQueueSource,
@@ -79,6 +80,7 @@ export const components: readonly ComponentDef[] = [
   siemHecMetricsSink,
   socketSink,
   tsdbMetricsSink,
+  vectorSink,
 ] as unknown as readonly ComponentDef[];
 
 /** Lookup of the catalog by kind and type; a type may be one of a component's aliases (Vector's name). */
