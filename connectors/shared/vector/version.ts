@@ -3,12 +3,11 @@ import * as v from 'valibot';
 
 export const versionSchema = v.optional(
   v.pipe(
-    v.unknown(),
+    v.string(),
     v.check(
-      (x) => x === '2' || x === 2,
+      (x) => x === '2',
       'only version "2" of the vector protocol is supported; version "1" (the TCP protocol of Vector before 0.13) was removed from Vector and is not offered',
     ),
-    v.transform(() => '2' as const),
     v.description('Version of the vector protocol: "2" (gRPC), the only one.'),
   ),
 );
