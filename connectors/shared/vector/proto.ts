@@ -12,7 +12,10 @@ import { lazyModule } from '../../../lib/lazy-module.js';
 
 const protobufjs = lazyModule<typeof protobuf>('protobufjs');
 
-/** `proto/` beside this module; from a build under `dist/`, the one in the source tree. */
+/**
+ * `proto/` beside this module (`npm run build` copies it next to the compiled code); from a build
+ * by `tsc` alone in a checkout, the one in the source tree.
+ */
 function protoDir(): string {
   const here = join(dirname(fileURLToPath(import.meta.url)), 'proto');
   if (existsSync(here)) return here;
