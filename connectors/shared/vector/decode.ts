@@ -6,7 +6,8 @@
  * `metadata`, `tags_v2` then `tags_v1`, every version of distributions, histograms and summaries.
  * What weir cannot hold is left out and reported by reason: traces, sketches, empty wrappers.
  */
-import { type Bucket, type Event, EventMetadata, LogEvent, type MetricKind, MetricEvent, type MetricValue, type Quantile, type Sample, type TagValue, type Tags } from '../../../lib/event.js';
+import { type Bucket, type Event, EventMetadata, LogEvent, type MetricKind, MetricEvent, type MetricValue, type Quantile, type Sample, type Tags } from '../../../lib/event.js';
+import { tagFromValues } from '../../../lib/codecs/native-tags.js';
 import { type ObjectValue, type Value, Float, Timestamp, isObject } from '../../../lib/value.js';
 import { ProtoError, ProtoReader } from './reader.js';
 
@@ -218,18 +219,6 @@ function readLog(r: ProtoReader, end: number, shape: DecodeShape, now: Timestamp
   return new LogEvent(out, metadataOf(shape, legacy, full));
 }
 
-/** Adds one tag value as Vector's tag sets do: a value already there is not added again. */
-function addTag(tags: Tags, key: string, value: string | null): void {
-  if (!(key in tags)) {
-    tags[key] = value;
-    return;
-  }
-  const cur = tags[key] as TagValue;
-  if (Array.isArray(cur)) {
-    if (!cur.includes(value)) cur.push(value);
-  } else if (cur !== value) tags[key] = [cur, value];
-}
-
 function readTagValues(r: ProtoReader, end: number): (string | null)[] {
   const out: (string | null)[] = [];
   while (r.pos < end) {
@@ -425,7 +414,7 @@ function readMetric(r: ProtoReader, end: number, shape: DecodeShape): MetricEven
           else r.skip(t & 7);
         }
         v2 ??= {};
-        v2[k] = values.length === 1 ? (values[0] as string | null) : values;
+        v2[k] = tagFromValues(values);
         break;
       }
       case 0x20:
@@ -450,10 +439,11 @@ function readMetric(r: ProtoReader, end: number, shape: DecodeShape): MetricEven
   r.pos = end;
   if (value === SKETCH) return 'sketch metrics are not supported';
   if (value === undefined) return 'metric without a value';
+  // tags_v1 holds each tag's last value, which tags_v2 already has: it only adds tags an older writer sent nowhere else
   let tags = v2;
   if (v1 !== undefined) {
     tags ??= {};
-    for (const [k, s] of v1) addTag(tags, k, s);
+    for (const [k, s] of v1) if (!(k in tags)) tags[k] = s;
   }
   return new MetricEvent(name, kind, value, metadataOf(shape, legacy, full), namespace === '' ? undefined : namespace, tags, timestamp, intervalMs === 0 ? undefined : intervalMs);
 }

@@ -9,6 +9,7 @@
  */
 import type { Event, LogEvent, MetricEvent, MetricValue, TagValue, Tags, EventMetadata } from '../../../lib/event.js';
 import { type ObjectValue, type Value, Float, Timestamp } from '../../../lib/value.js';
+import { singleTagValue, tagValues } from '../../../lib/codecs/native-tags.js';
 import { ProtoWriter, varintSize } from './writer.js';
 
 const LEN = 2;
@@ -137,13 +138,6 @@ function writeLog(w: ProtoWriter, e: LogEvent): void {
   writeMetadata(w, 3, 4, e.meta);
 }
 
-/** The last value of a tag that is a string: what `tags_v1` carries for older receivers. */
-function singleTag(v: TagValue): string | undefined {
-  if (typeof v === 'string') return v;
-  if (Array.isArray(v)) for (let i = v.length - 1; i >= 0; i--) if (typeof v[i] === 'string') return v[i] as string;
-  return undefined;
-}
-
 function writeTagValue(w: ProtoWriter, v: string | null): void {
   w.tag(1, LEN);
   const s = w.begin();
@@ -156,7 +150,7 @@ function writeTagValue(w: ProtoWriter, v: string | null): void {
 
 function writeTags(w: ProtoWriter, tags: Tags): void {
   for (const k in tags) {
-    const single = singleTag(tags[k] as TagValue);
+    const single = singleTagValue(tags[k] as TagValue);
     if (single === undefined) continue;
     w.tag(3, LEN);
     const e = w.begin();
@@ -173,10 +167,10 @@ function writeTags(w: ProtoWriter, tags: Tags): void {
     w.tag(1, LEN);
     w.string(k);
     w.tag(2, LEN);
-    const values = w.begin();
-    if (Array.isArray(v)) for (let i = 0; i < v.length; i++) writeTagValue(w, v[i] as string | null);
-    else writeTagValue(w, v);
-    w.end(values);
+    const set = w.begin();
+    const values = tagValues(v);
+    for (let i = 0; i < values.length; i++) writeTagValue(w, values[i]!);
+    w.end(set);
     w.end(e);
   }
 }
