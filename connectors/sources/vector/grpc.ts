@@ -81,7 +81,8 @@ export function vectorServer(p: VectorServerParts): VectorServer {
     try {
       decoded = decodePushEvents(body, shape, new Timestamp(Math.floor(ctx.scheduler.now())));
     } catch (err) {
-      if (!(err instanceof ProtoError)) throw err;
+      // RangeError: nesting deeper than the stack (a hostile or broken sender), refused as malformed
+      if (!(err instanceof ProtoError) && !(err instanceof RangeError)) throw err;
       events.requestInvalid(err.message, peer);
       return reply(fail(code.INVALID_ARGUMENT, `Could not decode request: ${err.message}`));
     }

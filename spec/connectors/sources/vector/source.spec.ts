@@ -18,6 +18,15 @@ const b64 = (s: string) => Buffer.from(s).toString('base64');
 const logs = (...messages: string[]) => ref.encodePush({ events: messages.map((m) => ({ log: { fields: { message: { raw_bytes: b64(m) }, timestamp: { timestamp: { seconds: 1_700_000_000 } } } } })) });
 const messages = (s: RunningVectorSource) => s.events().map((e) => (e as LogEvent).fields.message);
 const turn = () => new Promise((r) => setImmediate(r));
+const varint = (n: number) => {
+  const out: number[] = [];
+  while (n >= 128) {
+    out.push((n % 128) | 128);
+    n = Math.floor(n / 128);
+  }
+  out.push(n);
+  return Buffer.from(out);
+};
 
 describe('vector source', function () {
   this.timeout(60_000);
@@ -75,6 +84,30 @@ describe('vector source', function () {
     expect(r.err?.code).to.equal(grpc.status.INVALID_ARGUMENT);
     expect(s.events()).to.have.length(0);
     expect(s.metric('component_errors_total', { error_type: 'parser_failed' })).to.equal(1);
+  });
+
+  it('nesting deeper than the stack allows is refused INVALID_ARGUMENT, and the source goes on', async () => {
+    s = await startVectorSource();
+    // Value{array{items: Value{array{...}}}} nested 50,000 deep: lengths inside out, bytes outside in
+    const depth = 50_000;
+    const lengths = [2]; // the innermost Value{null}
+    const itemLengths: number[] = [];
+    for (let i = 0; i < depth; i++) {
+      const item = 1 + varint(lengths[i]!).length + lengths[i]!;
+      itemLengths.push(item);
+      lengths.push(1 + varint(item).length + item);
+    }
+    const parts: Buffer[] = [];
+    for (let i = depth - 1; i >= 0; i--) parts.push(Buffer.from([0x42]), varint(itemLengths[i]!), Buffer.from([0x0a]), varint(lengths[i]!));
+    parts.push(Buffer.from([0x48, 0x00]));
+    const value = Buffer.concat(parts);
+    const entry = Buffer.concat([Buffer.from([0x0a, 0x01, 0x61, 0x12]), varint(value.length), value]);
+    const log = Buffer.concat([Buffer.from([0x0a]), varint(entry.length), entry]);
+    const wrapper = Buffer.concat([Buffer.from([0x0a]), varint(log.length), log]);
+    const body = Buffer.concat([Buffer.from([0x0a]), varint(wrapper.length), wrapper]);
+    expect((await call(s.port, PUSH, body)).err?.code).to.equal(grpc.status.INVALID_ARGUMENT);
+    expect((await call(s.port, PUSH, logs('after'))).err).to.equal(null);
+    expect(messages(s)).to.deep.equal(['after']);
   });
 
   it('traces and sketches are dropped and counted; the rest of the request is taken', async () => {
