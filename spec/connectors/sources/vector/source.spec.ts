@@ -2,13 +2,13 @@ import { expect } from 'chai';
 import { readFileSync } from 'node:fs';
 import { connect } from 'node:http2';
 import * as grpc from '@grpc/grpc-js';
-import { type SchedulerLike, VirtualTimeScheduler } from 'rxjs';
 import * as v from 'valibot';
 import { REQUEST_HOLD_TIMEOUT_MS } from '../../../../connectors/shared/source/index.js';
 import { VectorSourceConfig } from '../../../../connectors/sources/vector/index.js';
 import { Float, Timestamp } from '../../../../lib/value.js';
 import type { LogEvent, MetricEvent } from '../../../../lib/event.js';
 import { makeTestCerts, type TestCerts } from '../../../helpers/certs.js';
+import { heldClock } from '../../../helpers/held-clock.js';
 import { until } from '../../../helpers/wait.js';
 import { vectorReference } from '../../shared/vector/vector-proto-text.js';
 import { GRPC_HEALTH, HEALTH, PUSH, type RunningVectorSource, call, startVectorSource } from './vector-context.js';
@@ -181,18 +181,6 @@ describe('vector source', function () {
   });
 
   describe('backpressure: a push waits while the output is full', () => {
-    const heldClock = () => {
-      const vts = new VirtualTimeScheduler();
-      const scheduler: SchedulerLike = { now: () => Date.now(), schedule: vts.schedule.bind(vts) as SchedulerLike['schedule'] };
-      return {
-        scheduler,
-        runTo: (ms: number) => {
-          vts.maxFrames = ms;
-          vts.flush();
-        },
-      };
-    };
-
     it('held unanswered and unread until the gate opens, then taken in order; nothing lost', async () => {
       const clock = heldClock();
       s = await startVectorSource({ scheduler: clock.scheduler });
