@@ -161,6 +161,15 @@ type = "console"
 inputs = ["app"]
 encoding.codec = "json"
 `,
+  'source.vector': `[sources.agents]
+type = "vector"
+address = "0.0.0.0:6000"
+
+[sinks.out]
+type = "console"
+inputs = ["agents"]
+encoding.codec = "json"
+`,
   'source.stdin': `[sources.in]
 type = "stdin"
 
@@ -418,6 +427,15 @@ uri = "https://collector.example.com/ingest"
 encoding.codec = "json"
 compression = "gzip"
 batch.max_events = 1000
+`,
+  'sink.vector': `[sources.in]
+type = "stdin"
+
+[sinks.aggregator]
+type = "vector"
+inputs = ["in"]
+address = "aggregator.example.com:6000"
+compression = "gzip"
 `,
   'sink.labelstore': `[sources.in]
 type = "stdin"

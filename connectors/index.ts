@@ -18,6 +18,7 @@ import { opentelemetrySource } from './sources/opentelemetry/index.js';
 import { socketSource } from './sources/socket/index.js';
 import { stdinSource } from './sources/stdin/index.js';
 import { syslogSource } from './sources/syslog/index.js';
+import { vectorSource } from './sources/vector/index.js';
 import { aggregateTransform } from './transforms/aggregate/index.js';
 import { filterTransform } from './transforms/filter/index.js';
 import { logToMetricTransform } from './transforms/log_to_metric/index.js';
@@ -45,6 +46,7 @@ import { prometheusRemoteWriteSink } from './sinks/prometheus_remote_write/index
 import { siemHecMetricsSink } from './sinks/siem_hec_metrics/index.js';
 import { socketSink } from './sinks/socket/index.js';
 import { tsdbMetricsSink } from './sinks/tsdb_metrics/index.js';
+import { vectorSink } from './sinks/vector/index.js';
 
 export const components: readonly ComponentDef[] = [
   cloudgPubsubSource,
@@ -64,6 +66,7 @@ export const components: readonly ComponentDef[] = [
   socketSource,
   stdinSource,
   syslogSource,
+  vectorSource,
   aggregateTransform,
   filterTransform,
   logToMetricTransform,
@@ -91,6 +94,7 @@ export const components: readonly ComponentDef[] = [
   siemHecMetricsSink,
   socketSink,
   tsdbMetricsSink,
+  vectorSink,
 ] as unknown as readonly ComponentDef[];
 
 /** Lookup of the catalog by kind and type; a type may be one of a component's aliases (Vector's name). */

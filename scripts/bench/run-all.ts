@@ -32,6 +32,7 @@ const BENCHES: readonly Bench[] = [
   { name: 'labelstore', args: ['64'] }, // MiB of 200-byte lines into the strict label-store peer
   { name: 'otlp', args: ['500', '500', '4'] }, // OTLP/HTTP protobuf requests, records each, in flight
   { name: 'logfwd', args: ['500000'] }, // events in Forward frames of 1,000
+  { name: 'vector-pipelines', args: ['64'] }, // MiB of 200-byte lines: agent -> aggregator over the vector protocol, against bare Node
   { name: 'api-tap', args: ['32', '3'] }, // MiB per round, rounds: socket -> blackhole without and with a tap
   { name: 'tsdb-metrics', args: [] },
   { name: 'cloudw-stream', args: ['16'] }, // MiB into kinesalite

@@ -12,6 +12,7 @@ import type { OtlpEvents } from './events.js';
 import type { Ingest, Outcome } from './ingest.js';
 import { type OtlpLogsProto, encodeResponse } from './proto.js';
 import { lazyModule } from '../../../lib/lazy-module.js';
+import { grpcServerCredentials } from '../../shared/grpc-credentials.js';
 
 const grpcJs = lazyModule<typeof grpc>('@grpc/grpc-js');
 
@@ -73,10 +74,7 @@ export function otlpGrpcServer(proto: OtlpLogsProto, ingest: Ingest, events: Otl
   return server;
 }
 
-/** Server credentials: insecure, or TLS from the listener options (PEM identity; PKCS#12 is not taken by gRPC). */
+/** Server credentials of the gRPC listener. */
 export function grpcCredentials(tls: TlsOptions | undefined): grpc.ServerCredentials {
-  if (tls === undefined) return grpcJs().ServerCredentials.createInsecure();
-  if (tls.cert === undefined || tls.key === undefined) throw new Error('grpc.tls: the gRPC listener needs a PEM certificate and key (crt_file and key_file); PKCS#12 is not supported');
-  const ca = tls.ca === undefined ? null : Buffer.from(String(tls.ca));
-  return grpcJs().ServerCredentials.createSsl(ca, [{ cert_chain: Buffer.from(String(tls.cert)), private_key: Buffer.from(String(tls.key)) }], tls.requestCert === true);
+  return grpcServerCredentials(tls, 'grpc.tls');
 }

@@ -2,13 +2,13 @@ import { expect } from 'chai';
 import { gzipSync } from 'node:zlib';
 import * as grpc from '@grpc/grpc-js';
 import { context, trace, TraceFlags } from '@opentelemetry/api';
-import { type SchedulerLike, VirtualTimeScheduler } from 'rxjs';
 import * as v from 'valibot';
 import { REQUEST_HOLD_TIMEOUT_MS } from '../../../../connectors/shared/source/index.js';
 import { OpentelemetrySourceConfig } from '../../../../connectors/sources/opentelemetry/index.js';
 import { otlpLogsProto } from '../../../../connectors/sources/opentelemetry/proto.js';
 import { Float, Timestamp } from '../../../../lib/value.js';
 import { makeTestCerts, type TestCerts } from '../../../helpers/certs.js';
+import { heldClock } from '../../../helpers/held-clock.js';
 import { until } from '../../../helpers/wait.js';
 import { type ExporterKind, exporterFor, sendLogs } from './exporters.js';
 import { type RunningSource, startSource } from './otlp-context.js';
@@ -217,19 +217,6 @@ describe('opentelemetry source', function () {
   });
 
   describe('backpressure: requests are held while the output is full', () => {
-    /** Real time for timestamps, virtual time for the hold timeout, which the test runs by hand. */
-    const heldClock = () => {
-      const vts = new VirtualTimeScheduler();
-      const scheduler: SchedulerLike = { now: () => Date.now(), schedule: vts.schedule.bind(vts) as SchedulerLike['schedule'] };
-      return {
-        scheduler,
-        /** Runs the hold timers due at or before `ms` after the start. */
-        runTo: (ms: number) => {
-          vts.maxFrames = ms;
-          vts.flush();
-        },
-      };
-    };
     const bytes = (protocol: string) => s.metric('component_received_bytes_total', { protocol });
     const turn = () => new Promise((r) => setImmediate(r));
 
