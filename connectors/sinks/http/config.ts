@@ -9,7 +9,7 @@ import { httpUrlSchema } from '../../../lib/config/options/endpoint.js';
 import { sinkObject } from '../../../lib/config/options/envelope.js';
 import { requestSchema } from '../../../lib/config/options/request.js';
 import { urlTlsSchema } from '../../../lib/config/options/tls.js';
-import { distributionSchema } from '../../shared/distribution/index.js';
+import { routingSchema, singleOrRouting } from '../../shared/routing/index.js';
 import { hasAuthorization, httpAuthSchema } from '../../shared/http/auth.js';
 
 
@@ -46,15 +46,8 @@ export const HttpSinkConfig = v.pipe(
   sinkObject(
     'http',
     {
-      uri: v.optional(httpUrlSchema('Destination URI (or several in `endpoints`).')),
-      endpoints: v.optional(
-        v.pipe(
-          v.array(httpUrlSchema('One destination URI.')),
-          v.minLength(1, 'must list at least one URI'),
-          v.description('Several destination URIs instead of `uri`: each request goes to one of them as `distribution` says; a failing one is taken out and tried again later.'),
-        ),
-      ),
-      distribution: distributionSchema(),
+      uri: v.optional(httpUrlSchema('Destination URI (or several in `routing.endpoints`).')),
+      routing: routingSchema(httpUrlSchema('One destination URI.')),
       method: v.optional(v.picklist(HTTP_METHODS), 'post'),
       auth: v.optional(httpAuthSchema),
       /** Vector's older top-level form of `request.headers`; both apply, `request.headers` wins. */
@@ -79,10 +72,10 @@ export const HttpSinkConfig = v.pipe(
     const c = dataset.value;
     const issue = (key: string, message: string) =>
       addIssue({ message, path: [pathItem(c, key)] });
-    if (c.uri === undefined && c.endpoints === undefined) return issue('uri', 'uri is required (or endpoints, a list of URIs)');
-    if (c.uri !== undefined && c.endpoints !== undefined) return issue('endpoints', 'uri and endpoints must not both be set');
-    if (c.endpoints !== undefined && c.endpoints.some((u) => URL.canParse(u) && /^[^/]*\/\/[^/]*@/.test(u)))
-      issue('endpoints', 'credentials in endpoint URIs are not taken: set auth');
+    const one = singleOrRouting('uri', c.uri !== undefined, c.routing !== undefined);
+    if (one) return issue(one.key, one.message);
+    if (c.routing !== undefined && c.routing.endpoints.some((u) => URL.canParse(u) && /^[^/]*\/\/[^/]*@/.test(u)))
+      issue('routing', 'credentials in routing.endpoints are not taken: set auth');
     if (c.uri === undefined || !URL.canParse(c.uri)) {
       if (c.auth && (hasAuthorization(c.headers) || hasAuthorization(c.request.headers))) issue('auth', 'an Authorization header must not be set together with auth');
     } else {

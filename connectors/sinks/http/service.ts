@@ -6,8 +6,8 @@ import { type HttpService, createHttpService } from '../../shared/http/service.j
 import type { HttpSinkConfig } from './config.js';
 
 /** The URLs requests go to (URI credentials removed: only `uri` may carry them) and the Authorization header, if any. */
-export function httpTarget(config: Pick<HttpSinkConfig, 'uri' | 'endpoints' | 'auth'>): { urls: string[]; authorization: string | undefined } {
-  if (config.uri === undefined) return { urls: [...(config.endpoints ?? [])], authorization: authHeader(config.auth) };
+export function httpTarget(config: Pick<HttpSinkConfig, 'uri' | 'routing' | 'auth'>): { urls: string[]; authorization: string | undefined } {
+  if (config.uri === undefined) return { urls: [...(config.routing?.endpoints ?? [])], authorization: authHeader(config.auth) };
   const { url, auth } = targetOf(config.uri, config.auth);
   return { urls: [url], authorization: authHeader(auth) };
 }

@@ -8,7 +8,7 @@ import { batchLimits } from '../../../operators/batch-by.js';
 import { httpHealthcheck as checkHealth } from '../../shared/http/healthcheck.js';
 import type { HttpService } from '../../shared/http/service.js';
 import { HttpStatusError, isRetriableTransportError } from '../../shared/http/status.js';
-import { endpointPool, sendThrough } from '../../shared/distribution/index.js';
+import { routedRequestOptions, routedSend } from '../../shared/routing/index.js';
 import { requestSink } from '../../shared/request-sink.js';
 import type { HttpSinkConfig } from './config.js';
 import { createHttpEncoder } from './encoder.js';
@@ -23,13 +23,15 @@ export function buildHttpSink(config: HttpSinkConfig, ctx: SinkContext, service?
   const http = service ?? createSinkHttpService(config, ctx.globals, encoder.contentType, compressor);
   const { urls } = httpTarget(config);
   const method = config.method;
+  const timeoutMs = config.request.timeout_secs * 1000;
   const send =
-    urls.length === 1
+    config.routing === undefined || urls.length === 1
       ? (req: HttpSinkRequest, signal: AbortSignal) => http.send({ method, url: urls[0]!, body: req.body }, signal)
-      : sendThrough(endpointPool(urls, config.distribution, ctx), (url: string, req: HttpSinkRequest, signal) => http.send({ method, url, body: req.body }, signal), httpHealth);
+      : routedSend({ ...config.routing, endpoints: urls }, ctx, timeoutMs, (url: string, req: HttpSinkRequest, signal) => http.send({ method, url, body: req.body }, signal), httpHealth);
   const badRequests = ctx.telemetry.counter('http_bad_requests_total');
   // retry_strategy "none" retries nothing, timeouts and connection errors included
-  const request = config.retry_strategy.type === 'none' ? { ...config.request, retry_attempts: 0 } : config.request;
+  const base = config.retry_strategy.type === 'none' ? { ...config.request, retry_attempts: 0 } : config.request;
+  const request = routedRequestOptions(base, config.routing);
   return requestSink<ReturnType<typeof encoder.encode>, HttpSinkRequest, HttpResponse>(
     {
       encode: encoder.encode,

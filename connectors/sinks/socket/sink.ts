@@ -8,7 +8,7 @@
 import { createSocket } from 'node:dgram';
 import { type NetConnectOpts, type Socket, connect } from 'node:net';
 import { type OperatorFunction, Subject, firstValueFrom, race, timer } from 'rxjs';
-import { endpointPool } from '../../shared/distribution/index.js';
+import { FailoverRing, endpointPool, healthcheckTargets } from '../../shared/routing/index.js';
 import { createBatchEncoder } from '../../../lib/codecs/index.js';
 import { deliveriesOf, reportEncodeFailures, serialWriter, writeAndDrain } from '../../shared/stream-writer.js';
 import { SinkEvents } from '../../shared/sink-events.js';
@@ -32,7 +32,7 @@ export function buildSocketSink(config: SocketSinkConfig, ctx: SinkContext): Ope
   // a stream's batches are written one at a time, each done with its bytes before the next is
   // encoded: one buffer serves them all
   const encoder = createBatchEncoder(config.encoding, framing, ctx.globals.log_schema, config.mode !== 'udp');
-  if (config.endpoints !== undefined) return spreadSink(config, ctx, encoder);
+  if (config.routing !== undefined) return routedSink(config, ctx, encoder);
   return config.mode === 'udp' ? udpSink(config, ctx, encoder) : streamSink(config, ctx, encoder);
 }
 
@@ -60,55 +60,77 @@ function streamSink(config: SocketSinkConfig, ctx: SinkContext, encoder: ReturnT
 }
 
 /**
- * Several tcp endpoints: each batch goes to the endpoint the pool picks; a connection that cannot
- * be made or a write that fails counts against that endpoint and the batch goes to the next. Once
- * every endpoint failed in a row, the sink waits (0.5 s doubling up to 60 s, as one connection
- * does) and tries again, holding its input: a batch is never given up while the sink runs. A
- * write that failed halfway may have reached its receiver in part: at least once, not exactly once.
+ * Several tcp endpoints (`routing`): each batch goes to the endpoint the strategy picks; a
+ * connection that cannot be made or a write that fails counts against that endpoint and the batch
+ * goes to the next at once. Once every endpoint failed in a row, the sink waits (0.5 s doubling up
+ * to 60 s, as one connection does) and tries again, holding its input: a batch is never given up
+ * while the sink runs. A write that failed halfway may have reached its receiver in part: at least
+ * once, not exactly once.
  */
-function spreadSink(config: SocketSinkConfig, ctx: SinkContext, encoder: ReturnType<typeof createBatchEncoder>): OperatorFunction<EventBatch, Delivery> {
+function routedSink(config: SocketSinkConfig, ctx: SinkContext, encoder: ReturnType<typeof createBatchEncoder>): OperatorFunction<EventBatch, Delivery> {
   const events = new SinkEvents(ctx);
-  const addresses = config.endpoints!;
-  const conns = new Map(addresses.map((a) => [a, new StreamConnection(parseSocketAddress(a) as SocketAddress, ctx, config.keepalive?.time_secs)]));
-  const pool = endpointPool(addresses, config.distribution, ctx);
+  const routing = config.routing!;
+  const addresses = routing.endpoints;
+  const conns = addresses.map((a) => new StreamConnection(parseSocketAddress(a) as SocketAddress, ctx, config.keepalive?.time_secs));
+  const indexOf = new Map(addresses.map((a, i) => [a, i]));
+  // which endpoints one round tries, in order, and what a failure or a success says about them
+  const balance = routing.strategy === 'load_balance' ? endpointPool(routing, ctx) : undefined;
+  const ring = balance ? undefined : new FailoverRing(addresses, routing.strategy === 'failover_primary');
   const stopped = new Subject<void>();
   let closed = false;
   const wait = (ms: number) => firstValueFrom(race(timer(ms, ctx.scheduler), stopped), { defaultValue: undefined });
+  /** Writes the bytes to endpoint `i`; false (the connection dropped) when it failed. */
+  const writeTo = async (i: number, bytes: Buffer): Promise<boolean> => {
+    try {
+      await writeAndDrain(await conns[i]!.tryGet(), bytes);
+      return true;
+    } catch (err) {
+      conns[i]!.reset();
+      writeFailed(ctx, err as Error, 0);
+      return false;
+    }
+  };
+  /** One round: every endpoint at most once (the primary twice with failover_primary). */
+  const round = async (bytes: Buffer): Promise<boolean> => {
+    if (balance) {
+      for (let k = 0; k < addresses.length; k++) {
+        const lease = balance.pick();
+        const ok = await writeTo(indexOf.get(lease.endpoint)!, bytes);
+        lease.done(ok);
+        if (ok) return true;
+      }
+      return false;
+    }
+    const order = ring!.order();
+    for (let k = 0; k < order.length; k++) {
+      if (await writeTo(order[k]!, bytes)) return true;
+      ring!.failed(order[k]!, order[k + 1]);
+    }
+    return false;
+  };
   return serialWriter(ctx, {
     async write(batch) {
       const encoded = encoder.encode(batch);
       reportEncodeFailures(events, encoded.failed, encoded.reason);
       if (encoded.encoded.length === 0) return deliveriesOf(encoded, 0);
-      let failedInARow = 0;
       let backoff = INITIAL_BACKOFF_MS;
-      for (;;) {
-        const lease = pool.pick();
-        const conn = conns.get(lease.endpoint)!;
-        try {
-          await writeAndDrain(await conn.tryGet(), encoded.bytes);
-          lease.done(true);
-          return deliveriesOf(encoded, encoded.bytes.length);
-        } catch (err) {
-          lease.done(false);
-          conn.reset();
-          if (closed) return deliveriesOf(encoded, 0, 'errored');
-          if (++failedInARow % addresses.length === 0) {
-            connectFailed(ctx, err as Error, backoff);
-            await wait(backoff);
-            backoff = Math.min(backoff * 2, MAX_BACKOFF_MS);
-          } else writeFailed(ctx, err as Error, 0);
-        }
+      while (!(await round(encoded.bytes))) {
+        if (closed) return deliveriesOf(encoded, 0, 'errored');
+        connectFailed(ctx, new Error('no endpoint took the batch'), backoff);
+        await wait(backoff);
+        backoff = Math.min(backoff * 2, MAX_BACKOFF_MS);
       }
+      return deliveriesOf(encoded, encoded.bytes.length);
     },
     flush: async () => {
       closed = true;
       stopped.next();
-      await Promise.all([...conns.values()].map((c) => c.end()));
+      await Promise.all(conns.map((c) => c.end()));
     },
     dispose: () => {
       closed = true;
       stopped.next();
-      for (const c of conns.values()) c.destroy();
+      for (const c of conns) c.destroy();
     },
   });
 }
@@ -170,11 +192,15 @@ function udpSink(config: SocketSinkConfig, ctx: SinkContext, encoder: ReturnType
 /** Boot check: a stream connection can be opened (UDP has nothing to check). */
 export async function socketHealthcheck(config: SocketSinkConfig): Promise<void> {
   if (config.mode === 'udp') return;
-  if (config.endpoints === undefined) return canConnect(targetOf(config));
-  // several endpoints: one that answers is enough, the pool routes around the others
-  const results = await Promise.allSettled(config.endpoints.map((a) => canConnect(parseSocketAddress(a) as SocketAddress)));
-  if (results.some((r) => r.status === 'fulfilled')) return;
-  throw new Error(`no endpoint can be reached: ${results.map((r, i) => `${config.endpoints![i]}: ${(r as PromiseRejectedResult).reason.message}`).join('; ')}`);
+  if (config.routing === undefined) return canConnect(targetOf(config));
+  // every endpoint when load balancing, the first with a failover strategy (Vector's rule)
+  await Promise.all(
+    healthcheckTargets(config.routing).map((a) =>
+      canConnect(parseSocketAddress(a) as SocketAddress).catch((err: Error) => {
+        throw new Error(`endpoint ${a}: ${err.message}`);
+      }),
+    ),
+  );
 }
 
 function canConnect(target: ConnectTarget): Promise<void> {

@@ -6,6 +6,7 @@ import { sinkObject } from '../../../lib/config/options/envelope.js';
 import { posint } from '../../../lib/config/options/numbers.js';
 import { requestSchema } from '../../../lib/config/options/request.js';
 import { tlsSchema } from '../../../lib/config/options/tls.js';
+import { routingSchema, singleOrRouting } from '../../shared/routing/index.js';
 import { versionSchema } from '../../shared/vector/version.js';
 import { parseEndpoint } from './endpoint.js';
 
@@ -35,10 +36,13 @@ const keepaliveSchema = v.optional(
 export const VectorSinkConfig = v.pipe(
   sinkObject('vector', {
     version: versionSchema,
-    address: v.pipe(
-      v.string(),
-      v.description('Downstream address with a port: `host:port`, or `http://host:port` / `https://host:port` (https turns TLS on).'),
+    address: v.optional(
+      v.pipe(
+        v.string(),
+        v.description('Downstream address with a port: `host:port`, or `http://host:port` / `https://host:port` (https turns TLS on). Or several in `routing.endpoints`.'),
+      ),
     ),
+    routing: routingSchema(v.pipe(v.string(), v.description('A downstream address, as `address` takes it.'))),
     compression: compressionSchema,
     batch: batchSchema({ max_events: 1000, timeout_secs: 1 }),
     request: requestSchema(),
@@ -47,8 +51,18 @@ export const VectorSinkConfig = v.pipe(
   }),
   v.rawCheck(({ dataset, addIssue }) => {
     if (!dataset.typed) return;
-    const e = parseEndpoint(dataset.value.address, dataset.value.tls?.enabled === true);
-    if (typeof e === 'string') addIssue({ message: e, path: [pathItem(dataset.value, 'address')] });
+    const c = dataset.value;
+    const one = singleOrRouting('address', c.address !== undefined, c.routing !== undefined);
+    if (one) return addIssue({ message: one.message, path: [pathItem(c, one.key)] });
+    if (c.address !== undefined) {
+      const e = parseEndpoint(c.address, c.tls?.enabled === true);
+      if (typeof e === 'string') addIssue({ message: e, path: [pathItem(c, 'address')] });
+    }
+    const routing = c.routing;
+    routing?.endpoints.forEach((a, i) => {
+      const e = parseEndpoint(a, c.tls?.enabled === true);
+      if (typeof e === 'string') addIssue({ message: e, path: [pathItem(c, 'routing'), pathItem(routing, 'endpoints'), { type: 'array', origin: 'value', input: routing.endpoints, key: i, value: a }] });
+    });
   }),
 );
 /** Validated `vector` sink options. */

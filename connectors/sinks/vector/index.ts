@@ -11,7 +11,6 @@ export const vectorSink = defineSink({
   type: 'vector',
   summary: 'Relay logs and metrics to Vector or weir over the vector protocol (version 2, gRPC).',
   schema: VectorSinkConfig,
-  vectorOptions: ['routing'],
   input: 'any',
   pullSize: (c) => Math.min(c.batch.max_events ?? 1000, 10_000),
   build: (config, ctx) => buildVectorSink(config, ctx),

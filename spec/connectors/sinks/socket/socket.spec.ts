@@ -160,7 +160,7 @@ describe('socket sink', () => {
   it('config errors name the option', () => {
     const messages = (x: Record<string, unknown>) =>
       (v.safeParse(SocketSinkConfig, { type: 'socket', inputs: ['in'], ...x }).issues ?? []).flatMap((i) => mapIssue(SocketSinkConfig, i)).map((m) => `${m.path}: ${m.message}`);
-    expect(messages({ mode: 'tcp', encoding: { codec: 'json' } })).to.deep.equal(['address: address is required when mode is "tcp" (or endpoints, a list of addresses)']);
+    expect(messages({ mode: 'tcp', encoding: { codec: 'json' } })).to.deep.equal(['address: address is required when mode is "tcp" (or routing.endpoints)']);
     expect(messages({ mode: 'unix', encoding: { codec: 'json' } })).to.deep.equal(['path: path is required when mode is "unix"']);
     expect(messages({ mode: 'tcp', address: 'a:1', encoding: { codec: 'avro' } })[0]).to.match(/^encoding\.codec: must be one of "json"/);
     expect(messages({ mode: 'udp', address: 'a:1', encoding: { codec: 'json' }, keepalive: { time_secs: 1 } })).to.deep.equal(['keepalive: keepalive applies only to tcp']);

@@ -36,7 +36,8 @@ export interface GrpcTestServer {
   close(): Promise<void>;
 }
 
-export async function grpcTestServer(tls?: { key: Buffer; cert: Buffer }): Promise<GrpcTestServer> {
+/** Starts one; `port` 0 takes a free one (a fixed one brings a closed server back where it was). */
+export async function grpcTestServer(tls?: { key: Buffer; cert: Buffer }, port = 0): Promise<GrpcTestServer> {
   const calls: ReceivedCall[] = [];
   const streams = new Set<ServerHttp2Stream>();
   const onStream = (stream: ServerHttp2Stream, headers: IncomingHttpHeaders) => {
@@ -73,8 +74,13 @@ export async function grpcTestServer(tls?: { key: Buffer; cert: Buffer }): Promi
   };
   const h2 = tls ? createSecureServer({ key: tls.key, cert: tls.cert, allowHTTP1: false }) : createServer();
   h2.on('stream', onStream);
-  h2.on('session', (session) => session.on('ping', () => server.pings++));
-  await new Promise<void>((r) => h2.listen(0, '127.0.0.1', r));
+  const sessions = new Set<import('node:http2').ServerHttp2Session>();
+  h2.on('session', (session) => {
+    sessions.add(session);
+    session.on('close', () => sessions.delete(session));
+    session.on('ping', () => server.pings++);
+  });
+  await new Promise<void>((r) => h2.listen(port, '127.0.0.1', r));
   const server: GrpcTestServer = {
     port: (h2.address() as AddressInfo).port,
     calls,
@@ -93,6 +99,8 @@ export async function grpcTestServer(tls?: { key: Buffer; cert: Buffer }): Promi
       new Promise<void>((r) => {
         for (const s of streams) s.close();
         h2.close(() => r());
+        // as a process that dies: the clients' connections go too
+        for (const s of sessions) s.destroy();
       }),
   };
   return server;

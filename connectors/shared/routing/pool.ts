@@ -1,11 +1,11 @@
 /**
- * Endpoints of one sink as a set of circuit breakers (Vector's health service): an endpoint with
- * five failed requests in a row is taken out; after a backoff (the initial one, doubling up to the
- * maximum) one request probes it, and a success brings it back. Time is the scheduler's, so the
- * breaker runs in virtual time in tests. Which endpoint a request goes to is the strategy's.
+ * `load_balance`: the endpoints of one sink as a set of circuit breakers (Vector's health service):
+ * an endpoint with five failed requests in a row is taken out; after a backoff (the initial one,
+ * doubling up to the maximum) one request probes it, and a success brings it back. Time is the
+ * scheduler's, so the breaker runs in virtual time in tests.
  */
 import type { SchedulerLike } from 'rxjs';
-import type { DistributionConfig } from './options.js';
+import type { RoutingConfig } from './options.js';
 
 /** Failures in a row that take an endpoint out (Vector's UNHEALTHY_AMOUNT_OF_ERRORS). */
 export const UNHEALTHY_AFTER = 5;
@@ -49,19 +49,18 @@ export class EndpointPool<T> {
   private readonly initialMs: number;
   private readonly maxMs: number;
   private cursor = 0;
-  private current = 0;
   private activeCount: number;
 
   constructor(
     endpoints: readonly T[],
-    private readonly config: DistributionConfig,
+    health: RoutingConfig['health'],
     private readonly scheduler: SchedulerLike,
     nameOf: (endpoint: T) => string = String,
     private readonly hooks: PoolHooks = {},
   ) {
     if (endpoints.length === 0) throw new Error('an endpoint pool needs at least one endpoint');
-    this.initialMs = config.retry_initial_backoff_secs * 1000;
-    this.maxMs = Math.max(this.initialMs, config.retry_max_duration_secs * 1000);
+    this.initialMs = health.retry_initial_backoff_secs * 1000;
+    this.maxMs = Math.max(this.initialMs, health.retry_max_duration_secs * 1000);
     this.members = endpoints.map((e, i) => new Member(e, nameOf(e), i, this.initialMs));
     this.activeCount = endpoints.length;
     hooks.active?.(this.activeCount);
@@ -99,33 +98,16 @@ export class EndpointPool<T> {
     return !m.out || (!m.probing && now >= m.outUntil);
   }
 
+  /** The healthy endpoint with the fewest requests in flight, ties in turn; an endpoint that fails keeps its turn until it is taken out, so it is back in the rotation as soon as it answers. */
   private choose(now: number): Member<T> | undefined {
     const ms = this.members;
-    switch (this.config.strategy) {
-      case 'primary':
-        return ms.find((m) => this.usable(m, now));
-      case 'failover': {
-        for (let i = 0; i < ms.length; i++) {
-          const m = ms[(this.current + i) % ms.length]!;
-          if (this.usable(m, now)) {
-            // a probe does not move the traffic back; only the endpoint in use stays put
-            if (!m.out) this.current = m.index;
-            return m;
-          }
-        }
-        return undefined;
-      }
-      default: {
-        // fewest in flight, ties in turn; an endpoint that fails keeps its turn until it is taken out, so it is back in the rotation as soon as it answers
-        let best: Member<T> | undefined;
-        for (let i = 0; i < ms.length; i++) {
-          const m = ms[(this.cursor + i) % ms.length]!;
-          if (this.usable(m, now) && (best === undefined || m.inFlight < best.inFlight)) best = m;
-        }
-        this.cursor = (this.cursor + 1) % ms.length;
-        return best;
-      }
+    let best: Member<T> | undefined;
+    for (let i = 0; i < ms.length; i++) {
+      const m = ms[(this.cursor + i) % ms.length]!;
+      if (this.usable(m, now) && (best === undefined || m.inFlight < best.inFlight)) best = m;
     }
+    this.cursor = (this.cursor + 1) % ms.length;
+    return best;
   }
 
   private dueFirst(): Member<T> {
@@ -171,5 +153,40 @@ export class EndpointPool<T> {
   private setActive(delta: number): void {
     this.activeCount += delta;
     this.hooks.active?.(this.activeCount);
+  }
+}
+
+/**
+ * `failover` and `failover_primary` (Vector's): one endpoint in use at a time. A call tries the
+ * endpoint in use, and when it fails moves on: `failover` around the list from there, each
+ * endpoint once; `failover_primary` through the list from its first endpoint, so the sink returns
+ * to the primary at the first failure after it came back. The endpoint in use moves along with
+ * the call's failures and stays where the call succeeded.
+ */
+export class FailoverRing<T> {
+  private active = 0;
+  constructor(
+    readonly endpoints: readonly T[],
+    private readonly primary: boolean,
+  ) {
+    if (endpoints.length === 0) throw new Error('a failover ring needs at least one endpoint');
+  }
+
+  /** The endpoint in use. */
+  get current(): number {
+    return this.active;
+  }
+
+  /** The endpoint indices one call tries, in order. */
+  order(): number[] {
+    const n = this.endpoints.length;
+    const from = this.active;
+    return this.primary ? [from, ...Array.from({ length: n }, (_, i) => i)] : Array.from({ length: n }, (_, i) => (from + i) % n);
+  }
+
+  /** Endpoint `index` failed; `next` is the one the call tries after it. The endpoint in use moves on only if it was the one that failed. */
+  failed(index: number, next: number | undefined): void {
+    if (this.active !== index) return;
+    this.active = next ?? (this.primary ? 0 : (index + 1) % this.endpoints.length);
   }
 }

@@ -13,22 +13,22 @@ const issues = (cfg: Record<string, unknown>) => {
   return r.success ? [] : r.issues.map((i) => `${v.getDotPath(i) ?? ''}: ${i.message}`);
 };
 
-const spreadConfig = (endpoints: string[], distribution: Record<string, unknown> = {}) =>
-  fast(v.parse(HttpSinkConfig, { type: 'http', inputs: ['in'], endpoints, distribution, encoding: { codec: 'ndjson' }, batch: { max_events: 10 }, request: { concurrency: 4 } }));
+const spreadConfig = (endpoints: string[], routing: Record<string, unknown> = {}) =>
+  fast(v.parse(HttpSinkConfig, { type: 'http', inputs: ['in'], routing: { endpoints, ...routing }, encoding: { codec: 'ndjson' }, batch: { max_events: 10 }, request: { concurrency: 4 } }));
 
 /** The `i` field of every event each server received. */
 const received = (servers: readonly TestServer[]) => servers.map((s) => ndjsonEvents(s.requests).map((e) => e.i as number));
 
 describe('connectors/sinks/http: several endpoints', () => {
-  it('takes uri or endpoints, not both and not neither, and no credentials in endpoints', () => {
+  it('takes uri or routing.endpoints, not both and not neither, and no credentials in the endpoints', () => {
     expect(issues({ uri: 'http://a:1' })).to.deep.equal([]);
-    expect(issues({ endpoints: ['http://a:1', 'http://b:1'] })).to.deep.equal([]);
-    expect(issues({})).to.deep.equal(['uri: uri is required (or endpoints, a list of URIs)']);
-    expect(issues({ uri: 'http://a:1', endpoints: ['http://b:1'] })).to.deep.equal(['endpoints: uri and endpoints must not both be set']);
-    expect(issues({ endpoints: [] })[0]).to.match(/^endpoints: must list at least one URI/);
-    expect(issues({ endpoints: ['http://u:p@a:1'] })).to.deep.equal(['endpoints: credentials in endpoint URIs are not taken: set auth']);
-    expect(issues({ endpoints: ['ftp://a'] })[0]).to.match(/^endpoints\.0: must be an http or https URL/);
-    expect(issues({ endpoints: ['http://a:1'], distribution: { strategy: 'nearest' } })[0]).to.match(/^distribution\.strategy: /);
+    expect(issues({ routing: { endpoints: ['http://a:1', 'http://b:1'] } })).to.deep.equal([]);
+    expect(issues({})).to.deep.equal(['uri: no endpoint configured: set uri or routing.endpoints']);
+    expect(issues({ uri: 'http://a:1', routing: { endpoints: ['http://b:1'] } })).to.deep.equal(['routing: uri and routing are mutually exclusive: list several endpoints in routing.endpoints']);
+    expect(issues({ routing: { endpoints: [] } })[0]).to.match(/^routing\.endpoints: must contain at least one endpoint/);
+    expect(issues({ routing: { endpoints: ['http://u:p@a:1'] } })).to.deep.equal(['routing: credentials in routing.endpoints are not taken: set auth']);
+    expect(issues({ routing: { endpoints: ['ftp://a'] } })[0]).to.match(/^routing\.endpoints\.0: must be an http or https URL/);
+    expect(issues({ routing: { endpoints: ['http://a:1'], strategy: 'nearest' } })[0]).to.match(/^routing\.strategy: /);
   });
 
   it('load_balance: every endpoint takes a share of the requests', async () => {
@@ -47,12 +47,12 @@ describe('connectors/sinks/http: several endpoints', () => {
     }
   });
 
-  it('primary: everything to the first endpoint; failover: to the second once the first is down', async () => {
-    for (const strategy of ['primary', 'failover']) {
+  it('failover_primary: everything to the first endpoint; failover: to the second once the first is down', async () => {
+    for (const strategy of ['failover_primary', 'failover']) {
       const dead = await startTestServer();
       await dead.close();
       const live = await Promise.all([0, 1].map(() => startTestServer()));
-      const endpoints = strategy === 'primary' ? [live[0]!.url, live[1]!.url] : [dead.url, live[0]!.url, live[1]!.url];
+      const endpoints = strategy === 'failover_primary' ? [live[0]!.url, live[1]!.url] : [dead.url, live[0]!.url, live[1]!.url];
       try {
         const input = new Subject<EventBatch>();
         const run = runSink(spreadConfig(endpoints, { strategy }), input);
@@ -62,6 +62,39 @@ describe('connectors/sinks/http: several endpoints', () => {
         expect(received(live).map((r) => r.length), strategy).to.deep.equal([100, 0]);
       } finally {
         await Promise.all(live.map((s) => s.close()));
+      }
+    }
+  });
+
+  it('when the endpoint in use fails, failover moves on down the list and failover_primary starts again from the first', async () => {
+    for (const strategy of ['failover', 'failover_primary']) {
+      const dead = await startTestServer();
+      await dead.close();
+      const [s1, t1] = await Promise.all([startTestServer(), startTestServer()]);
+      const servers = { p: undefined as TestServer | undefined, s: s1!, t: t1! };
+      const input = new Subject<EventBatch>();
+      const run = runSink(spreadConfig([dead.url, s1!.url, t1!.url], { strategy }), input);
+      let next = 0;
+      const send = (n: number) => {
+        for (let b = 0; b < n; b++, next += 5) input.next(makeEvents(5, next));
+      };
+      try {
+        send(4);
+        await until(() => received([servers.s]).flat().length === 20, 10_000, 'the first batches at the second endpoint');
+        servers.p = await startTestServer(() => 200, undefined, dead.port);
+        send(4);
+        await until(() => received([servers.s]).flat().length === 40, 10_000, 'more batches at the second endpoint');
+        expect(servers.p.requests.length, `${strategy}: the primary is not probed while the second works`).to.equal(0);
+        await servers.s.close();
+        send(4);
+        input.complete();
+        expect(count(await run, 'delivered'), strategy).to.equal(60);
+        const after = strategy === 'failover' ? servers.t : servers.p;
+        const idle = strategy === 'failover' ? servers.p : servers.t;
+        expect(received([after]).flat().length, strategy).to.equal(20);
+        expect(idle.requests.length, strategy).to.equal(0);
+      } finally {
+        await Promise.all([servers.p?.close(), servers.t.close(), servers.s.close()]);
       }
     }
   });

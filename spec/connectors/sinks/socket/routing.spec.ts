@@ -18,21 +18,22 @@ const lines = (rs: readonly Receiver[]) => rs.flatMap((r) => r.data().split('\n'
 const delivered = (ds: readonly Delivery[]) => ds.filter((d) => d.status === 'delivered').reduce((n, d) => n + d.events.length, 0);
 
 describe('connectors/sinks/socket: several endpoints', () => {
-  it('takes endpoints instead of address, in tcp mode only, each a host:port', () => {
-    expect(problems({ mode: 'tcp', endpoints: ['127.0.0.1:1', 'localhost:2'] })).to.deep.equal([]);
-    expect(problems({ mode: 'tcp' })).to.deep.equal(['address: address is required when mode is "tcp" (or endpoints, a list of addresses)']);
-    expect(problems({ mode: 'tcp', address: '127.0.0.1:1', endpoints: ['127.0.0.1:2'] })).to.deep.equal(['endpoints: address and endpoints must not both be set']);
-    expect(problems({ mode: 'udp', endpoints: ['127.0.0.1:2'] })).to.deep.equal(['endpoints: endpoints applies only to mode "tcp" (mode is "udp")']);
-    expect(problems({ mode: 'tcp', endpoints: ['127.0.0.1:2', 'nope'] })[0]).to.match(/^endpoints\[1\]: /);
+  it('takes routing.endpoints instead of address, in tcp mode only, each a host:port', () => {
+    expect(problems({ mode: 'tcp', routing: { endpoints: ['127.0.0.1:1', 'localhost:2'] } })).to.deep.equal([]);
+    expect(problems({ mode: 'tcp' })).to.deep.equal(['address: address is required when mode is "tcp" (or routing.endpoints)']);
+    expect(problems({ mode: 'tcp', address: '127.0.0.1:1', routing: { endpoints: ['127.0.0.1:2'] } })).to.deep.equal(['routing: address and routing are mutually exclusive: list several endpoints in routing.endpoints']);
+    expect(problems({ mode: 'udp', routing: { endpoints: ['127.0.0.1:2'] } })).to.deep.equal(['routing: routing applies only to mode "tcp" (mode is "udp")']);
+    expect(problems({ mode: 'unix', path: '/tmp/s', routing: { endpoints: ['127.0.0.1:2'] } })).to.deep.equal(['routing: routing applies only to mode "tcp" (mode is "unix")']);
+    expect(problems({ mode: 'tcp', routing: { endpoints: ['127.0.0.1:2', 'nope'] } })[0]).to.match(/^routing\.endpoints\[1\]: /);
   });
 
-  it('load_balance: batches take turns over the receivers; failover and primary: all to one', async () => {
-    for (const strategy of ['load_balance', 'failover', 'primary'] as const) {
+  it('load_balance: batches take turns over the receivers; failover and failover_primary: all to one', async () => {
+    for (const strategy of ['load_balance', 'failover', 'failover_primary'] as const) {
       const rs = await Promise.all([0, 1, 2].map(() => receiver()));
       try {
         const input = new Subject<EventBatch>();
         const ctx = testSinkContext('socket');
-        const run = lastValueFrom(input.pipe(buildSocketSink(parse({ endpoints: rs.map((r) => `127.0.0.1:${r.port}`), distribution: { strategy } }), ctx), toArray()));
+        const run = lastValueFrom(input.pipe(buildSocketSink(parse({ routing: { endpoints: rs.map((r) => `127.0.0.1:${r.port}`), strategy } }), ctx), toArray()));
         for (let b = 0; b < 9; b++) input.next(batch(b * 10, 10));
         input.complete();
         expect(delivered(await run)).to.equal(90);
@@ -50,7 +51,7 @@ describe('connectors/sinks/socket: several endpoints', () => {
     const ports = rs.map((r) => r.port);
     const ctx = testSinkContext('socket');
     const input = new Subject<EventBatch>();
-    const config = parse({ endpoints: ports.map((p) => `127.0.0.1:${p}`), distribution: { retry_initial_backoff_secs: 1 } });
+    const config = parse({ routing: { endpoints: ports.map((p) => `127.0.0.1:${p}`), health: { retry_initial_backoff_secs: 1 } } });
     const run = lastValueFrom(input.pipe(buildSocketSink(config, ctx), toArray()));
     const old: Receiver[] = [];
     let next = 0;
@@ -82,14 +83,17 @@ describe('connectors/sinks/socket: several endpoints', () => {
     }
   });
 
-  it('the health check passes when one endpoint answers, and names every endpoint when none does', async () => {
+  it('the health check asks every endpoint when load balancing, the first with a failover strategy', async () => {
     const r = await receiver();
     const dead = await receiver();
     await dead.close();
     try {
-      await socketHealthcheck(parse({ endpoints: [`127.0.0.1:${dead.port}`, `127.0.0.1:${r.port}`] }));
-      const err = await socketHealthcheck(parse({ endpoints: [`127.0.0.1:${dead.port}`] })).catch((e: Error) => e);
-      expect(String(err)).to.match(new RegExp(`no endpoint can be reached: 127.0.0.1:${dead.port}: .*ECONNREFUSED`));
+      const endpoints = [`127.0.0.1:${r.port}`, `127.0.0.1:${dead.port}`];
+      const err = await socketHealthcheck(parse({ routing: { endpoints } })).catch((e: Error) => e);
+      expect(String(err)).to.match(new RegExp(`endpoint 127.0.0.1:${dead.port}: .*ECONNREFUSED`));
+      await socketHealthcheck(parse({ routing: { endpoints, strategy: 'failover' } }));
+      const first = await socketHealthcheck(parse({ routing: { endpoints: [...endpoints].reverse(), strategy: 'failover_primary' } })).catch((e: Error) => e);
+      expect(String(first)).to.match(/ECONNREFUSED/);
     } finally {
       await r.close();
     }
