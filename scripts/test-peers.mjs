@@ -21,6 +21,8 @@ const PEERS = {
   'influxdb-client': '/usr/bin/influx',
   // a real NATS server with JetStream for the nats source and sink (spec/peers/nats-server.ts); policy-rc.d keeps its service from starting
   'nats-server': '/usr/sbin/nats-server',
+  // librdkafka's command-line client, an independent check of the test Kafka broker and the kafka source and sink (spec/peers/kafka-broker.ts)
+  kcat: '/usr/bin/kcat',
   // socket activation for the stream listener's systemd#N addresses (spec/connectors/shared/tcp-listener.spec.ts);
   // the same package has systemd-analyze, which checks deploy/systemd/weir.service (spec/deploy/systemd.spec.ts)
   systemd: '/usr/bin/systemd-socket-activate',
