@@ -396,6 +396,24 @@ type = "logsvc_metrics"
 inputs = ["self"]
 token = "\${LOGSVC_TOKEN:-change-me}"
 `,
+  'sink.kafka': `[sources.app]
+type = "file"
+include = ["/var/log/app/*.log"]
+
+[sinks.kafka]
+type = "kafka"
+inputs = ["app"]
+bootstrap_servers = "10.0.0.11:9092,10.0.0.12:9092"
+topic = "logs-{{ host }}"
+key_field = "host"
+encoding.codec = "json"
+compression = "lz4"
+acknowledgements.enabled = true
+sasl.enabled = true
+sasl.mechanism = "SCRAM-SHA-256"
+sasl.username = "agent"
+sasl.password = "\${KAFKA_PASSWORD:-change-me}"
+`,
   'sink.nats': `[sources.in]
 type = "stdin"
 decoding.codec = "json"

@@ -34,6 +34,7 @@ import { fileSink } from './sinks/file/index.js';
 import { httpSink } from './sinks/http/index.js';
 import { labelstoreSink } from './sinks/labelstore/index.js';
 import { logsvcMetricsSink } from './sinks/logsvc_metrics/index.js';
+import { kafkaSink } from './sinks/kafka/index.js';
 import { natsSink } from './sinks/nats/index.js';
 import { siemHecMetricsSink } from './sinks/siem_hec_metrics/index.js';
 import { socketSink } from './sinks/socket/index.js';
@@ -73,6 +74,7 @@ export const components: readonly ComponentDef[] = [
   httpSink,
   labelstoreSink,
   logsvcMetricsSink,
+  kafkaSink,
   natsSink,
   siemHecMetricsSink,
   socketSink,

@@ -4,23 +4,15 @@
  * producers, plain consumers and group members, with compression, keys, headers, SASL, and the
  * rebalance of a two-member group. And its strictness: a corrupt batch, an unadvertised version.
  */
-import { execFile, spawn } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { Socket } from 'node:net';
 import { expect } from 'chai';
 import { Consumer, type MessagesStream, Producer, stringDeserializers, stringSerializers } from '@platformatic/kafka';
 import { describeKafkaError } from '../../connectors/shared/kafka/client.js';
+import { KCAT, ensureKcat, kcat } from './kcat.js';
 import { KAFKA_USER, type KafkaBroker, sharedKafkaBroker } from './kafka-broker.js';
 import { BatchError, checkBatches, crc32c } from './kafka/records.js';
 
-const KCAT = '/usr/bin/kcat';
-
-/** Runs kcat to completion; `input` goes to its stdin. */
-export function kcat(args: string[], input?: string, timeoutMs = 20_000): Promise<{ stdout: string; stderr: string; code: number | null }> {
-  return new Promise((resolve) => {
-    const child = execFile(KCAT, args, { timeout: timeoutMs, killSignal: 'SIGKILL' }, (err, stdout, stderr) => resolve({ stdout, stderr, code: err === null ? 0 : ((err as { code?: number }).code ?? null) }));
-    child.stdin?.end(input ?? '');
-  });
-}
 
 async function until(check: () => boolean, what: string, limitMs = 20_000): Promise<void> {
   const deadline = Date.now() + limitMs;
@@ -148,6 +140,7 @@ describe('test peer: Kafka broker', function () {
     const producer = new Producer({ clientId: 'js', bootstrapBrokers: [broker.address], serializers: stringSerializers });
     await producer.send({ messages: Array.from({ length: 30 }, (_, i) => ({ topic, key: `k${i}`, value: `v${i}`, headers: { n: String(i) } })) });
     await producer.close();
+    ensureKcat();
     const child = spawn(KCAT, ['-b', broker.address, '-u', '-G', `${topic}-g`, '-o', 'beginning', '-f', '%k %s %h\n', topic]);
     let out = '';
     child.stdout.on('data', (c: Buffer) => (out += c.toString()));
