@@ -99,6 +99,20 @@ inputs = ["forward"]
 path = "/var/log/weir/forward-%Y-%m-%d.log"
 encoding.codec = "json"
 `,
+  'source.kafka': `[sources.logs]
+type = "kafka"
+bootstrap_servers = "10.0.0.11:9092,10.0.0.12:9092"
+topics = ["logs", "^app-.*"]
+group_id = "aggregators"
+auto_offset_reset = "earliest"
+decoding.codec = "json"
+
+[sinks.out]
+type = "console"
+inputs = ["logs"]
+encoding.codec = "json"
+acknowledgements.enabled = true
+`,
   'source.nats': `[sources.orders]
 type = "nats"
 url = "nats://127.0.0.1:4222"

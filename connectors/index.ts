@@ -9,6 +9,7 @@ import { httpServerSource } from './sources/http_server/index.js';
 import { internalMetricsSource } from './sources/internal_metrics/index.js';
 import { journalSource } from './sources/journal/index.js';
 import { logfwdSource } from './sources/logfwd/index.js';
+import { kafkaSource } from './sources/kafka/index.js';
 import { natsSource } from './sources/nats/index.js';
 import { opentelemetrySource } from './sources/opentelemetry/index.js';
 import { socketSource } from './sources/socket/index.js';
@@ -49,6 +50,7 @@ export const components: readonly ComponentDef[] = [
   internalMetricsSource,
   journalSource,
   logfwdSource,
+  kafkaSource,
   natsSource,
   opentelemetrySource,
   socketSource,
