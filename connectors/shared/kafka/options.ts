@@ -65,7 +65,8 @@ export interface MappedOption {
   readonly apply: (value: string, into: Record<string, unknown>) => void;
 }
 
-const integer = (name: string, key: string, min = 0): MappedOption => ({
+/** An option taking an integer of at least `min`, set as the client setting `key`. */
+export const integerOption = (name: string, key: string, min = 1): MappedOption => ({
   apply(value, into) {
     const n = Number(value);
     if (!Number.isInteger(n) || n < min) throw new Error(`${name} must be an integer of at least ${min}`);
@@ -76,12 +77,12 @@ const integer = (name: string, key: string, min = 0): MappedOption => ({
 /** librdkafka options both components understand. */
 export const COMMON_LIBRDKAFKA_OPTIONS: Readonly<Record<string, MappedOption>> = {
   'client.id': { apply: (value, into) => void (into.clientId = value) },
-  'request.timeout.ms': integer('request.timeout.ms', 'timeout', 1),
-  'socket.timeout.ms': integer('socket.timeout.ms', 'timeout', 1),
-  'socket.connection.setup.timeout.ms': integer('socket.connection.setup.timeout.ms', 'connectTimeout', 1),
-  'metadata.max.age.ms': integer('metadata.max.age.ms', 'metadataMaxAge', 1),
-  'topic.metadata.refresh.interval.ms': integer('topic.metadata.refresh.interval.ms', 'metadataMaxAge', 1),
-  'retry.backoff.ms': integer('retry.backoff.ms', 'retryDelay', 0),
+  'request.timeout.ms': integerOption('request.timeout.ms', 'timeout', 1),
+  'socket.timeout.ms': integerOption('socket.timeout.ms', 'timeout', 1),
+  'socket.connection.setup.timeout.ms': integerOption('socket.connection.setup.timeout.ms', 'connectTimeout', 1),
+  'metadata.max.age.ms': integerOption('metadata.max.age.ms', 'metadataMaxAge', 1),
+  'topic.metadata.refresh.interval.ms': integerOption('topic.metadata.refresh.interval.ms', 'metadataMaxAge', 1),
+  'retry.backoff.ms': integerOption('retry.backoff.ms', 'retryDelay', 0),
 };
 
 /** `librdkafka_options`: a map of librdkafka option names to values, checked against `known`. */

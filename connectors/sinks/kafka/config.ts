@@ -7,7 +7,7 @@ import { sinkObject } from '../../../lib/config/options/envelope.js';
 import { fieldPathSchema } from '../../../lib/config/options/field-path.js';
 import { posint } from '../../../lib/config/options/numbers.js';
 import { templateSchema } from '../../../lib/config/options/template.js';
-import { COMMON_LIBRDKAFKA_OPTIONS, type MappedOption, kafkaConnectionEntries, librdkafkaOptionsSchema } from '../../shared/kafka/options.js';
+import { COMMON_LIBRDKAFKA_OPTIONS, type MappedOption, integerOption, kafkaConnectionEntries, librdkafkaOptionsSchema } from '../../shared/kafka/options.js';
 
 /** Codecs that encode one event into one record value. */
 const KAFKA_SINK_CODECS = ['json', 'text', 'logfmt', 'raw_message', 'gelf', 'native_json', 'native'] as const;
@@ -15,13 +15,6 @@ const KAFKA_SINK_CODECS = ['json', 'text', 'logfmt', 'raw_message', 'gelf', 'nat
 /** Vector's compression names; zstd needs a zlib with zstd (Node 22), so it is refused here. */
 export const KAFKA_COMPRESSIONS = ['none', 'gzip', 'snappy', 'lz4', 'zstd'] as const;
 
-const integerOption = (name: string, apply: (n: number, into: Record<string, unknown>) => void, min = 1): MappedOption => ({
-  apply(value, into) {
-    const n = Number(value);
-    if (!Number.isInteger(n) || n < min) throw new Error(`${name} must be an integer of at least ${min}`);
-    apply(n, into);
-  },
-});
 
 /** librdkafka producer options weir's client has an equivalent for; the batch ones override `batch.*`. */
 export const SINK_LIBRDKAFKA_OPTIONS: Readonly<Record<string, MappedOption>> = {
@@ -34,11 +27,11 @@ export const SINK_LIBRDKAFKA_OPTIONS: Readonly<Record<string, MappedOption>> = {
     },
   },
   'request.required.acks': { apply: (value, into) => SINK_LIBRDKAFKA_OPTIONS.acks!.apply(value, into) },
-  'message.timeout.ms': integerOption('message.timeout.ms', (n, into) => void (into.messageTimeoutMs = n)),
-  'batch.num.messages': integerOption('batch.num.messages', (n, into) => void (into.batchMaxEvents = n)),
-  'batch.size': integerOption('batch.size', (n, into) => void (into.batchMaxBytes = n)),
-  'queue.buffering.max.ms': integerOption('queue.buffering.max.ms', (n, into) => void (into.batchTimeoutMs = n), 0),
-  'linger.ms': integerOption('linger.ms', (n, into) => void (into.batchTimeoutMs = n), 0),
+  'message.timeout.ms': integerOption('message.timeout.ms', 'messageTimeoutMs'),
+  'batch.num.messages': integerOption('batch.num.messages', 'batchMaxEvents'),
+  'batch.size': integerOption('batch.size', 'batchMaxBytes'),
+  'queue.buffering.max.ms': integerOption('queue.buffering.max.ms', 'batchTimeoutMs', 0),
+  'linger.ms': integerOption('linger.ms', 'batchTimeoutMs', 0),
 };
 
 /** Valibot schema of the `kafka` sink. */

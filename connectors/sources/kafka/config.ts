@@ -5,26 +5,19 @@ import { pathItem } from '../../../lib/config/options/checks.js';
 import { acknowledgementsSchema } from '../../../lib/config/options/envelope.js';
 import { fieldPathSchema } from '../../../lib/config/options/field-path.js';
 import { posint } from '../../../lib/config/options/numbers.js';
-import { COMMON_LIBRDKAFKA_OPTIONS, type MappedOption, kafkaConnectionEntries, librdkafkaOptionsSchema } from '../../shared/kafka/options.js';
+import { COMMON_LIBRDKAFKA_OPTIONS, type MappedOption, integerOption, kafkaConnectionEntries, librdkafkaOptionsSchema } from '../../shared/kafka/options.js';
 
 /** librdkafka's `auto.offset.reset` values, and where each starts a partition with no committed offset. */
 export const OFFSET_RESETS = { smallest: 'earliest', earliest: 'earliest', beginning: 'earliest', largest: 'latest', latest: 'latest', end: 'latest', error: 'fail' } as const;
 
-const integer = (name: string, key: string, min = 1): MappedOption => ({
-  apply(value, into) {
-    const n = Number(value);
-    if (!Number.isInteger(n) || n < min) throw new Error(`${name} must be an integer of at least ${min}`);
-    into[key] = n;
-  },
-});
 
 /** librdkafka consumer options weir's client has an equivalent for. */
 export const SOURCE_LIBRDKAFKA_OPTIONS: Readonly<Record<string, MappedOption>> = {
   ...COMMON_LIBRDKAFKA_OPTIONS,
-  'heartbeat.interval.ms': integer('heartbeat.interval.ms', 'heartbeatInterval'),
-  'max.poll.interval.ms': integer('max.poll.interval.ms', 'rebalanceTimeout'),
-  'fetch.min.bytes': integer('fetch.min.bytes', 'minBytes'),
-  'fetch.max.bytes': integer('fetch.max.bytes', 'maxBytes'),
+  'heartbeat.interval.ms': integerOption('heartbeat.interval.ms', 'heartbeatInterval'),
+  'max.poll.interval.ms': integerOption('max.poll.interval.ms', 'rebalanceTimeout'),
+  'fetch.min.bytes': integerOption('fetch.min.bytes', 'minBytes'),
+  'fetch.max.bytes': integerOption('fetch.max.bytes', 'maxBytes'),
 };
 
 /** A field the source writes; empty: not written (Vector's optional value paths). */
