@@ -9,11 +9,14 @@
  * codec), group requests are checked against the generation and member, an API or version it does
  * not advertise closes the connection as Kafka does, and a connection that must authenticate gets
  * nothing but ApiVersions and the SASL exchange before it has. zstd batches are refused with
- * UNSUPPORTED_COMPRESSION_TYPE (Node 20's zlib has no zstd), transactional ones as unauthorized.
+ * UNSUPPORTED_COMPRESSION_TYPE (Node 20's zlib has no zstd), transactional ones as unauthorized. With
+ * `tls` it serves TLS only.
  * {@link sharedKafkaBroker} starts one broker per test process.
  */
 import { randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import { type Server, type Socket, createServer } from 'node:net';
+import { createServer as createTlsServer } from 'node:tls';
 import { type Struct, Reader, Writer, readStruct, skipTags, writeStruct } from './kafka/codec.js';
 import { type Committed, GroupCoordinator, type GroupView } from './kafka/group.js';
 import { BatchError, type KafkaRecord, checkBatches, readRecords } from './kafka/records.js';
@@ -31,6 +34,8 @@ export interface KafkaBrokerOptions {
   readonly sasl?: { readonly mechanisms: readonly SaslMechanism[]; readonly users: Readonly<Record<string, string>> };
   /** Create a topic a client asks for (metadata with auto creation, as `auto.create.topics.enable`). */
   readonly autoCreateTopics?: boolean;
+  /** Serve TLS with this certificate and key (PEM file paths). */
+  readonly tls?: { readonly certFile: string; readonly keyFile: string };
   /** Port to listen on; 0 picks a free one (kept across stop and start). */
   readonly port?: number;
 }
@@ -111,7 +116,11 @@ export class KafkaBroker {
   }
 
   async start(): Promise<void> {
-    const server = createServer((socket) => this.accept(socket));
+    const tlsFiles = this.options.tls;
+    const server =
+      tlsFiles === undefined
+        ? createServer((socket) => this.accept(socket))
+        : createTlsServer({ cert: readFileSync(tlsFiles.certFile), key: readFileSync(tlsFiles.keyFile) }, (socket) => this.accept(socket));
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
       server.listen(this.port, '127.0.0.1', () => resolve());

@@ -145,3 +145,36 @@ describe('kafka sink (test broker, read back with kcat)', function () {
     });
   });
 });
+
+describe('kafka sink: TLS and batching (test broker)', function () {
+  this.timeout(60_000);
+  it('tls.enabled with the test CA in tls.ca_file: writes; without that CA the health check fails', async () => {
+    const { makeTestCerts } = await import('../../../helpers/certs.js');
+    const certs = makeTestCerts();
+    const secure = await startKafkaBroker({ tls: { certFile: certs.serverCrt, keyFile: certs.serverKey } });
+    try {
+      secure.createTopic('tls', 1);
+      const address = `localhost:${secure.port}`;
+      const config = kafkaSinkConfig(address, 'tls', { tls: { enabled: true, ca_file: certs.caCrt } });
+      await kafkaHealthcheck(config);
+      const ds = await run(config, of([logEvent({ message: 'over tls' })]));
+      expect(count(ds, 'delivered')).to.equal(1);
+      expect(secure.records('tls', 0)[0]!.value!.toString()).to.contain('over tls');
+      const err = await kafkaHealthcheck(kafkaSinkConfig(address, 'tls', { tls: { enabled: true }, socket_timeout_ms: 2000 })).then(() => undefined, (e: unknown) => e as Error);
+      expect(err?.message).to.match(/certificate/i);
+    } finally {
+      await secure.close();
+    }
+  });
+
+  it('batch.max_events bounds the records of one produce request', async () => {
+    const broker = await sharedKafkaBroker();
+    const topic = unique('batch');
+    broker.createTopic(topic, 1);
+    const ds = await run(kafkaSinkConfig(broker.address, topic, { batch: { max_events: 7 } }), of(Array.from({ length: 30 }, (_, i) => logEvent({ message: `m${i}` }))));
+    expect(count(ds, 'delivered')).to.equal(30);
+    const sizes = broker.topics.get(topic)!.partitions[0]!.batches.map((b) => b.last - b.base + 1);
+    expect(Math.max(...sizes)).to.equal(7);
+    expect(sizes.reduce((a, b) => a + b, 0)).to.equal(30);
+  });
+});
