@@ -2,8 +2,8 @@
  * The `kafka` source: one member of the consumer group `group_id`, reading the partitions the group
  * gives it from their committed offsets (`auto_offset_reset` where none is committed).
  *
- * Offsets follow delivery: each record's events are emitted through one ordered settlement per
- * partition, which stores an offset only once that record and every record before it in the
+ * Offsets follow delivery: the records of one fetch are emitted as one batch per partition, through
+ * one ordered settlement per partition, which stores an offset only once that record and every record before it in the
  * partition were delivered (with end-to-end acknowledgements; without them, once in the buffers
  * downstream). Stored offsets are committed every `commit_interval_ms`, so the committed offset
  * never passes an undelivered record; a record that was not delivered holds its partition's offset
@@ -29,6 +29,8 @@ import { type KafkaSourceEvents, kafkaSourceEvents } from './events.js';
 type Consumer = import('@platformatic/kafka').Consumer<Buffer, Buffer, Buffer, Buffer>;
 type Stream = Awaited<ReturnType<Consumer['consume']>>;
 
+/** Most events of one partition emitted as one batch. */
+const MAX_BATCH_EVENTS = 1_000;
 /** librdkafka's heartbeat interval default. */
 const HEARTBEAT_MS = 3_000;
 /** librdkafka's `max.poll.interval.ms` default: how long the group waits for a member to join again. */
@@ -75,6 +77,9 @@ class KafkaReader {
   private stream: Stream | undefined;
   private ticker: Subscription | undefined;
   private committing: Promise<void> = Promise.resolve();
+  /** Records of one fetch, per partition, emitted together once the fetch's records are pushed. */
+  private readonly gathered = new Map<PartitionState, { events: Event[]; last: bigint }>();
+  private flushQueued = false;
   private stopped = false;
 
   constructor(
@@ -152,9 +157,25 @@ class KafkaReader {
     const bytes = (m.value?.length ?? 0) + (m.key?.length ?? 0);
     this.out.received(bytes);
     this.events.consumed(bytes);
-    const batch: Event[] = [];
-    this.decode(m, batch);
-    this.state(m.topic, m.partition).settlement.emit(batch, m.offset);
+    const st = this.state(m.topic, m.partition);
+    let g = this.gathered.get(st);
+    if (g === undefined) this.gathered.set(st, (g = { events: [], last: m.offset }));
+    this.decode(m, g.events);
+    g.last = m.offset;
+    if (g.events.length >= MAX_BATCH_EVENTS) this.flush();
+    else if (!this.flushQueued) {
+      // the client pushes a fetch's records synchronously: a microtask later they are all here
+      this.flushQueued = true;
+      queueMicrotask(() => this.flush());
+    }
+  }
+
+  /** Emits what was gathered, one batch per partition, settled up to its last record. */
+  private flush(): void {
+    this.flushQueued = false;
+    if (this.gathered.size === 0) return;
+    for (const [st, g] of this.gathered) st.settlement.emit(g.events, g.last);
+    this.gathered.clear();
     if (this.stream !== undefined) this.pauser.pauseIfClosed(this.stream);
   }
 
@@ -220,6 +241,7 @@ class KafkaReader {
     this.stopped = true;
     this.stream?.pause();
     this.ticker?.unsubscribe();
+    this.flush();
     await this.settleAndCommit([...this.partitions.values()]);
     await this.stream?.close().catch(() => undefined);
     await this.consumer?.close().catch(() => undefined);

@@ -57,6 +57,16 @@ describe('kafka source (test broker)', function () {
   const produce = async (topic: string, lines: string[], headers: string[] = []) =>
     expect((await kcat(['-b', broker.address, '-P', '-t', topic, '-K:', ...headers.flatMap((h) => ['-H', h])], `${lines.join('\n')}\n`)).code).to.equal(0);
 
+  it('emits the records of one fetch as one batch per partition', async () => {
+    const topic = unique('batch');
+    broker.createTopic(topic, 1);
+    await produce(topic, Array.from({ length: 50 }, (_, i) => `k:${i}`));
+    const r = start(config([topic]));
+    await until(() => r.events.length === 50, 20_000, '50 events');
+    expect(r.batches.length).to.be.lessThan(5);
+    expect(r.events.map((e) => (e.fields as { offset: number }).offset)).to.deep.equal(Array.from({ length: 50 }, (_, i) => i));
+  });
+
   it('writes key, topic, partition, offset and headers where the options say, and not where they are empty', async () => {
     const topic = unique('fields');
     broker.createTopic(topic, 1);
@@ -104,10 +114,13 @@ describe('kafka source (test broker)', function () {
   it('with acknowledgements, commits a partition only as far as every earlier event was delivered', async () => {
     const topic = unique('acks');
     broker.createTopic(topic, 1);
-    await produce(topic, ['a:0', 'b:1', 'c:2', 'd:3']);
     const group = unique('g');
     const r = start(config([topic], { group_id: group }), { acks: true });
-    await until(() => r.batches.length === 4, 20_000, 'four batches');
+    // one record at a time, so each is a batch of its own (a fetch's records form one batch)
+    for (let i = 0; i < 4; i++) {
+      await produce(topic, [`k:${i}`]);
+      await until(() => r.batches.length === i + 1, 20_000, `batch ${i + 1}`);
+    }
     const settle = (i: number, status: DeliveryStatus) => settleAll(r.batches[i]!, status);
     // the second and third settle first: nothing before them is delivered, so nothing is committed
     settle(1, 'delivered');
@@ -125,9 +138,11 @@ describe('kafka source (test broker)', function () {
   it('reports kafka_consumer_lag when metrics.topic_lag_metric is on', async () => {
     const topic = unique('lag');
     broker.createTopic(topic, 1);
-    await produce(topic, ['a:0', 'b:1', 'c:2']);
     const r = start(config([topic], { metrics: { topic_lag_metric: true } }), { acks: true });
-    await until(() => r.batches.length === 3, 20_000, 'three batches');
+    for (let i = 0; i < 3; i++) {
+      await produce(topic, [`k:${i}`]);
+      await until(() => r.batches.length === i + 1, 20_000, `batch ${i + 1}`);
+    }
     settleAll(r.batches[0]!, 'delivered');
     await until(() => r.ctx.metric('kafka_consumer_lag', { topic_id: topic, partition_id: '0' }) === 2, 10_000, 'a lag of 2');
   });
