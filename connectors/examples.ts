@@ -125,6 +125,20 @@ inputs = ["forward"]
 path = "/var/log/weir/forward-%Y-%m-%d.log"
 encoding.codec = "json"
 `,
+  'source.kafka': `[sources.logs]
+type = "kafka"
+bootstrap_servers = "10.0.0.11:9092,10.0.0.12:9092"
+topics = ["logs", "^app-.*"]
+group_id = "aggregators"
+auto_offset_reset = "earliest"
+decoding.codec = "json"
+
+[sinks.out]
+type = "console"
+inputs = ["logs"]
+encoding.codec = "json"
+acknowledgements.enabled = true
+`,
   'source.nats': `[sources.orders]
 type = "nats"
 url = "nats://127.0.0.1:4222"
@@ -454,6 +468,24 @@ type = "internal_metrics"
 type = "logsvc_metrics"
 inputs = ["self"]
 token = "\${LOGSVC_TOKEN:-change-me}"
+`,
+  'sink.kafka': `[sources.app]
+type = "file"
+include = ["/var/log/app/*.log"]
+
+[sinks.kafka]
+type = "kafka"
+inputs = ["app"]
+bootstrap_servers = "10.0.0.11:9092,10.0.0.12:9092"
+topic = "logs-{{ host }}"
+key_field = "host"
+encoding.codec = "json"
+compression = "lz4"
+acknowledgements.enabled = true
+sasl.enabled = true
+sasl.mechanism = "SCRAM-SHA-256"
+sasl.username = "agent"
+sasl.password = "\${KAFKA_PASSWORD:-change-me}"
 `,
   'sink.nats': `[sources.in]
 type = "stdin"

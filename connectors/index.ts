@@ -11,6 +11,7 @@ import { httpServerSource } from './sources/http_server/index.js';
 import { internalMetricsSource } from './sources/internal_metrics/index.js';
 import { journalSource } from './sources/journal/index.js';
 import { logfwdSource } from './sources/logfwd/index.js';
+import { kafkaSource } from './sources/kafka/index.js';
 import { natsSource } from './sources/nats/index.js';
 import { prometheusRemoteWriteSource } from './sources/prometheus_remote_write/index.js';
 import { prometheusScrapeSource } from './sources/prometheus_scrape/index.js';
@@ -40,6 +41,7 @@ import { fileSink } from './sinks/file/index.js';
 import { httpSink } from './sinks/http/index.js';
 import { labelstoreSink } from './sinks/labelstore/index.js';
 import { logsvcMetricsSink } from './sinks/logsvc_metrics/index.js';
+import { kafkaSink } from './sinks/kafka/index.js';
 import { natsSink } from './sinks/nats/index.js';
 import { prometheusExporterSink } from './sinks/prometheus_exporter/index.js';
 import { prometheusRemoteWriteSink } from './sinks/prometheus_remote_write/index.js';
@@ -59,6 +61,7 @@ export const components: readonly ComponentDef[] = [
   internalMetricsSource,
   journalSource,
   logfwdSource,
+  kafkaSource,
   natsSource,
   opentelemetrySource,
   prometheusRemoteWriteSource,
@@ -88,6 +91,7 @@ export const components: readonly ComponentDef[] = [
   httpSink,
   labelstoreSink,
   logsvcMetricsSink,
+  kafkaSink,
   natsSink,
   prometheusExporterSink,
   prometheusRemoteWriteSink,

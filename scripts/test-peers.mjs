@@ -25,6 +25,8 @@ const PEERS = {
   'prometheus-node-exporter': '/usr/bin/prometheus-node-exporter',
   // a real Prometheus (and promtool) for the prometheus_* sources and sinks (spec/peers/prometheus.ts); policy-rc.d keeps its service from starting
   prometheus: '/usr/bin/prometheus',
+  // librdkafka's command-line client, an independent check of the test Kafka broker and the kafka source and sink (spec/peers/kafka-broker.ts)
+  kcat: '/usr/bin/kcat',
   // socket activation for the stream listener's systemd#N addresses (spec/connectors/shared/tcp-listener.spec.ts);
   // the same package has systemd-analyze, which checks deploy/systemd/weir.service (spec/deploy/systemd.spec.ts)
   systemd: '/usr/bin/systemd-socket-activate',

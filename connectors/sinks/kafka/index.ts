@@ -1,0 +1,18 @@
+/** The `kafka` sink definition, for the catalog. */
+import { defineSink } from '../../../lib/component.js';
+import { KafkaSinkConfig } from './config.js';
+import { buildKafkaSink, kafkaHealthcheck } from './sink.js';
+
+export { KafkaSinkConfig } from './config.js';
+export { buildKafkaSink, kafkaHealthcheck } from './sink.js';
+
+/** Writes events to Kafka topics, one record per event; delivered once the broker acknowledged the record. */
+export const kafkaSink = defineSink({
+  type: 'kafka',
+  summary: 'Write events to Apache Kafka topics, one record per event (key, headers, compression); delivered once the broker acknowledged the record.',
+  schema: KafkaSinkConfig,
+  input: 'log',
+  pullSize: (config) => Math.min(config.batch.max_events ?? 10_000, 10_000),
+  build: (config, ctx) => buildKafkaSink(config, ctx),
+  healthcheck: (config) => kafkaHealthcheck(config),
+});
