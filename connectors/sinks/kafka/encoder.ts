@@ -1,9 +1,10 @@
 /**
  * Events to Kafka records: the value is the event encoded alone; the key, headers and timestamp
- * come from the event (Vector's `key_field`, `headers_key` and the log schema's timestamp).
+ * come from a log event (Vector's `key_field`, `headers_key` and the log schema's timestamp); a
+ * metric has no key or headers and carries its own timestamp.
  */
 import { type LogSchemaKeys, createSerializer } from '../../../lib/codecs/encoding.js';
-import { type Event, LogEvent } from '../../../lib/event.js';
+import { type Event, LogEvent, MetricEvent } from '../../../lib/event.js';
 import { type Path, getPath, parsePath } from '../../../lib/path.js';
 import { type Template, TemplateError, compileTemplate } from '../../../lib/template.js';
 import { Timestamp, type Value, isObject, valueToString } from '../../../lib/value.js';
@@ -60,7 +61,7 @@ export function createKafkaEncoder(config: Pick<KafkaSinkConfig, 'encoding' | 't
         }
         const ts = getPath(event.fields, timestampPath);
         if (ts instanceof Timestamp) timestamp = BigInt(ts.ms);
-      }
+      } else if (event instanceof MetricEvent && event.timestamp !== undefined) timestamp = BigInt(event.timestamp.ms);
       if (recordKey !== undefined) size += recordKey.length;
       return { event, size, key: undefined, value, recordKey, headers, timestamp, topic: '' };
     },

@@ -11,7 +11,8 @@ export const kafkaSink = defineSink({
   type: 'kafka',
   summary: 'Write events to Apache Kafka topics, one record per event (key, headers, compression); delivered once the broker acknowledged the record.',
   schema: KafkaSinkConfig,
-  input: 'log',
+  // logs and metrics, as the codec takes them (Vector's sink takes what its encoder takes)
+  input: 'any',
   pullSize: (config) => Math.min(config.batch.max_events ?? 10_000, 10_000),
   build: (config, ctx) => buildKafkaSink(config, ctx),
   healthcheck: (config) => kafkaHealthcheck(config),

@@ -9,7 +9,8 @@ import * as v from 'valibot';
 import { KafkaSinkConfig } from '../../../../connectors/sinks/kafka/config.js';
 import { buildKafkaSink, kafkaHealthcheck } from '../../../../connectors/sinks/kafka/sink.js';
 import type { Delivery, Event } from '../../../../lib/event.js';
-import { logEvent } from '../../../../lib/event.js';
+import { EventMetadata, MetricEvent, logEvent } from '../../../../lib/event.js';
+import { Timestamp } from '../../../../lib/value.js';
 import { testSinkContext } from '../../../helpers/sink-context.js';
 import { until } from '../../../helpers/wait.js';
 import { KAFKA_USER, type KafkaBroker, sharedKafkaBroker, startKafkaBroker } from '../../../peers/kafka-broker.js';
@@ -79,6 +80,18 @@ describe('kafka sink (test broker, read back with kcat)', function () {
       const { stdout } = await kcat(['-b', broker.address, '-C', '-t', topic, '-e', '-f', '%s\n']);
       expect(stdout.trim().split('\n')).to.have.length(50);
     });
+
+  it('writes metric events too, with the metric\'s timestamp as the record\'s', async () => {
+    const topic = unique('metrics');
+    broker.createTopic(topic, 1);
+    const metric = new MetricEvent('requests', 'incremental', { type: 'counter', value: 3 }, new EventMetadata('in', 'test'), 'app', { host: 'h1' }, new Timestamp(1_700_000_000_123));
+    const ds = await run(kafkaSinkConfig(broker.address, topic), of([metric]));
+    expect(count(ds, 'delivered')).to.equal(1);
+    const { stdout } = await kcat(['-b', broker.address, '-C', '-t', topic, '-e', '-f', '%T|%s\n']);
+    const [ts, value] = stdout.trim().split('|');
+    expect(ts).to.equal('1700000000123');
+    expect(JSON.parse(value!)).to.deep.include({ name: 'requests', namespace: 'app', kind: 'incremental', counter: { value: 3 } });
+  });
 
   it('keeps what it was given while the broker is down and delivers it once the broker is back', async () => {
     const own = await startKafkaBroker({ autoCreateTopics: true });
