@@ -5,9 +5,9 @@
  * bounded by a gate the source's output gate includes, so a busy pool pushes back on the sender
  * like a full buffer does.
  */
-import type { ComponentContext, ThreadedIntake } from '../component.js';
+import type { ComponentContext, MessageOutcome, ThreadedIntake } from '../component.js';
 import { frameDiscardReporter } from '../codecs/index.js';
-import { AnswerRecords, EncodedLogEvent, type EventBatch, EventMetadata } from '../event.js';
+import { AnswerRecords, BatchNotifier, EncodedLogEvent, type EventBatch, EventMetadata } from '../event.js';
 import { AllGate, GateController } from '../gate.js';
 import type { MetricsRegistry } from '../telemetry/registry.js';
 import type { WorkerPool } from './pool.js';
@@ -57,6 +57,8 @@ export class ThreadedSegment implements ThreadedIntake {
   /** Free slabs, and the slab of each piece out (by sequence). */
   private readonly slabs: SharedArrayBuffer[] = [];
   private readonly slabOf = new Map<number, SharedArrayBuffer>();
+  /** Messages waiting for their outcome, by sequence. */
+  private readonly messages = new Map<number, { resolve(o: MessageOutcome): void; acknowledge: boolean }>();
 
   constructor(private readonly o: SegmentOptions) {
     this.limit = o.pool.size * PIECES_PER_WORKER;
@@ -132,6 +134,16 @@ export class ThreadedSegment implements ThreadedIntake {
     };
   }
 
+  message(body: Buffer, meta: unknown, acknowledge: boolean): Promise<MessageOutcome> {
+    // one piece, whatever its size: its frames decode all or nothing, as the source answers for it whole
+    const bytes = this.take(body.length);
+    body.copy(bytes);
+    return new Promise((resolve) => {
+      this.messages.set(this.seq, { resolve, acknowledge });
+      this.send(undefined, undefined, bytes, true, meta);
+    });
+  }
+
   /** Resolves once every piece sent was answered and released. */
   whenDrained(): Promise<void> {
     if (this.out === 0) return Promise.resolve();
@@ -150,8 +162,8 @@ export class ThreadedSegment implements ThreadedIntake {
     return Buffer.from(sab, 0, n);
   }
 
-  private send(host: string | undefined, port: number | undefined, bytes: Buffer, final: boolean): void {
-    this.o.pool.dispatch({ kind: 'piece', segment: this.o.setup.segment, seq: this.seq++, host, port, bytes, final });
+  private send(host: string | undefined, port: number | undefined, bytes: Buffer, final: boolean, meta?: unknown): void {
+    this.o.pool.dispatch({ kind: 'piece', segment: this.o.setup.segment, seq: this.seq++, host, port, bytes, final, meta });
     if (this.out >= this.limit) this.gate.close();
   }
 
@@ -169,27 +181,33 @@ export class ThreadedSegment implements ThreadedIntake {
       const sab = this.slabOf.get(this.next)!;
       this.slabOf.delete(this.next);
       if (sab.byteLength === SLAB_BYTES) this.slabs.push(sab);
+      const message = this.messages.get(this.next);
+      if (message !== undefined) this.messages.delete(this.next);
       this.next++;
-      this.release(a);
+      this.release(a, message);
     }
     if (this.out < this.limit) this.gate.open();
     if (this.out === 0 && this.drained.length > 0) for (const resolve of this.drained.splice(0)) resolve();
   }
 
   /** Counts what the worker counted, then emits the piece's records as events. */
-  private release(r: PieceResult): void {
+  private release(r: PieceResult, message?: { resolve(o: MessageOutcome): void; acknowledge: boolean }): void {
     const reg = this.o.registry;
     for (const [name, tags, delta] of r.counters) reg.counter(name, tags).add(delta);
     if (r.error !== undefined) {
       this.workerFailed.add(1);
       this.o.source.log.error('Pipeline worker could not process input; it is lost.', { error: this.setupError ?? r.error });
+      message?.resolve({ status: 'errored', events: 0 });
       return;
     }
+    if (r.refused !== undefined) return message?.resolve({ refused: r.refused });
     if (r.decoded > 0) this.o.decoded(r.decoded, r.decodedBytes);
     const n = r.ends.length;
-    if (n === 0) return;
-    // no acknowledgements in a segment: one metadata object serves the whole piece
-    const meta = new EventMetadata(this.o.source.id, this.o.source.type);
+    if (n === 0) return message?.resolve({ status: 'delivered', events: 0 });
+    // without acknowledgements one metadata object serves the whole piece; with them each event holds its own claim
+    const notifier = message?.acknowledge ? new BatchNotifier((status) => message.resolve({ status, events: n })) : undefined;
+    notifier?.retain(n);
+    const shared = notifier ? undefined : new EventMetadata(this.o.source.id, this.o.source.type);
     const batch: EventBatch = new Array(n);
     const records = Buffer.from(r.bytes.buffer, r.bytes.byteOffset, r.bytes.byteLength);
     // once the sink copied every record into a body, the buffer goes back to its worker for reuse
@@ -201,10 +219,12 @@ export class ThreadedSegment implements ThreadedIntake {
     for (let i = 0; i < n; i++) {
       const to = r.ends[i]!;
       const b = r.eventBytes[i]!;
+      const meta = shared ?? new EventMetadata(this.o.source.id, this.o.source.type, [notifier!]);
       batch[i] = new EncodedLogEvent(meta, records, from, to, b, answer);
       bytes += b;
       from = to + r.gap;
     }
     this.o.emit(batch, bytes);
+    if (message !== undefined && !notifier) message.resolve({ status: 'delivered', events: n });
   }
 }
