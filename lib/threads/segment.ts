@@ -38,6 +38,16 @@ export interface SegmentOptions {
   emit(batch: EventBatch, bytes: number): void;
 }
 
+/** A piece before it is copied into shared memory: its bytes as the reads (or body) they are. */
+interface WaitingPiece {
+  readonly host: string | undefined;
+  readonly port: number | undefined;
+  readonly parts: readonly Buffer[];
+  readonly bytes: number;
+  readonly final: boolean;
+  readonly meta: unknown;
+}
+
 export class ThreadedSegment implements ThreadedIntake {
   /** Closed while the pieces out reach the bound: the source's output gate. */
   readonly gate = new GateController(true);
@@ -57,6 +67,8 @@ export class ThreadedSegment implements ThreadedIntake {
   /** Free slabs, and the slab of each piece out (by sequence). */
   private readonly slabs: SharedArrayBuffer[] = [];
   private readonly slabOf = new Map<number, SharedArrayBuffer>();
+  /** Pieces numbered but not yet sent (past the bound), in sequence. */
+  private readonly waiting: { seq: number; piece: WaitingPiece }[] = [];
   /** Messages waiting for their outcome, by sequence. */
   private readonly messages = new Map<number, { resolve(o: MessageOutcome): void; acknowledge: boolean }>();
 
@@ -111,23 +123,16 @@ export class ThreadedSegment implements ThreadedIntake {
           if (start < chunk.length) keep(chunk.subarray(start));
           return;
         }
-        // one buffer of its own per piece: it stays with the pool until answered
-        const bytes = this.take(carried + last + 1 - start);
-        let at = 0;
-        for (const c of carry) at += c.copy(bytes, at);
-        chunk.copy(bytes, at, start, last + 1);
+        // the read itself, not a copy: a piece past the bound waits as the read it is
+        const parts = carry.length === 0 ? [chunk.subarray(start, last + 1)] : [...carry, chunk.subarray(start, last + 1)];
+        const n = carried + last + 1 - start;
         carry = [];
         carried = 0;
-        this.send(host, port, bytes, false);
+        this.send({ host, port, parts, bytes: n, final: false, meta: undefined });
         if (last + 1 < chunk.length) keep(chunk.subarray(last + 1));
       },
       end: () => {
-        if (!discarding && carried > 0) {
-          const bytes = this.take(carried);
-          let at = 0;
-          for (const c of carry) at += c.copy(bytes, at);
-          this.send(host, port, bytes, true);
-        }
+        if (!discarding && carried > 0) this.send({ host, port, parts: carry, bytes: carried, final: true, meta: undefined });
         carry = [];
         carried = 0;
       },
@@ -136,11 +141,9 @@ export class ThreadedSegment implements ThreadedIntake {
 
   message(body: Buffer, meta: unknown, acknowledge: boolean): Promise<MessageOutcome> {
     // one piece, whatever its size: its frames decode all or nothing, as the source answers for it whole
-    const bytes = this.take(body.length);
-    body.copy(bytes);
     return new Promise((resolve) => {
       this.messages.set(this.seq, { resolve, acknowledge });
-      this.send(undefined, undefined, bytes, true, meta);
+      this.send({ host: undefined, port: undefined, parts: [body], bytes: body.length, final: true, meta });
     });
   }
 
@@ -155,16 +158,27 @@ export class ThreadedSegment implements ThreadedIntake {
     this.o.pool.unregister(this.o.setup.segment);
   }
 
-  /** A buffer of `n` bytes in shared memory, on a free slab when it fits (the next piece's). */
-  private take(n: number): Buffer {
-    const sab = n <= SLAB_BYTES ? (this.slabs.pop() ?? new SharedArrayBuffer(SLAB_BYTES)) : new SharedArrayBuffer(n);
-    this.slabOf.set(this.seq, sab);
-    return Buffer.from(sab, 0, n);
+  /**
+   * Numbers a piece and hands it to the pool, or, while as many pieces as the bound are with the
+   * workers, keeps it as the reads it is: connections deliver their current read after the gate
+   * closed (hundreds of them at once with many connections), and each piece with a worker holds a
+   * slab and an answer buffer. So slabs and answers stay at the bound whatever the connections.
+   */
+  private send(p: WaitingPiece): void {
+    const seq = this.seq++;
+    if (seq < this.next + this.limit) this.dispatch(seq, p);
+    else this.waiting.push({ seq, piece: p });
+    if (this.out >= this.limit) this.gate.close();
   }
 
-  private send(host: string | undefined, port: number | undefined, bytes: Buffer, final: boolean, meta?: unknown): void {
-    this.o.pool.dispatch({ kind: 'piece', segment: this.o.setup.segment, seq: this.seq++, host, port, bytes, final, meta });
-    if (this.out >= this.limit) this.gate.close();
+  /** Copies a piece into shared memory, on a free slab when it fits, and sends it to a worker. */
+  private dispatch(seq: number, p: WaitingPiece): void {
+    const sab = p.bytes <= SLAB_BYTES ? (this.slabs.pop() ?? new SharedArrayBuffer(SLAB_BYTES)) : new SharedArrayBuffer(p.bytes);
+    this.slabOf.set(seq, sab);
+    const bytes = Buffer.from(sab, 0, p.bytes);
+    let at = 0;
+    for (const part of p.parts) at += part.copy(bytes, at);
+    this.o.pool.dispatch({ kind: 'piece', segment: this.o.setup.segment, seq, host: p.host, port: p.port, bytes, final: p.final, meta: p.meta });
   }
 
   private answer(r: PieceResult): void {
@@ -185,6 +199,10 @@ export class ThreadedSegment implements ThreadedIntake {
       if (message !== undefined) this.messages.delete(this.next);
       this.next++;
       this.release(a, message);
+    }
+    while (this.waiting.length > 0 && this.waiting[0]!.seq < this.next + this.limit) {
+      const w = this.waiting.shift()!;
+      this.dispatch(w.seq, w.piece);
     }
     if (this.out < this.limit) this.gate.open();
     if (this.out === 0 && this.drained.length > 0) for (const resolve of this.drained.splice(0)) resolve();

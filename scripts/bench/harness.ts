@@ -116,9 +116,9 @@ export async function socketPipeline(name: string, sinks: Record<string, Record<
   };
 }
 
-/** User + system CPU seconds another process (all its threads) has used so far (Linux: /proc, 1/100 s ticks). */
-export function processCpuSecs(pid: number): number {
-  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+/** User + system CPU seconds another process (all its threads, or one: `task`) has used so far (Linux: /proc, 1/100 s ticks). */
+export function processCpuSecs(pid: number, task?: number): number {
+  const stat = readFileSync(task === undefined ? `/proc/${pid}/stat` : `/proc/${pid}/task/${task}/stat`, 'utf8');
   // the fields after the parenthesised command name: utime and stime are the 12th and 13th
   const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
   return (Number(f[11]) + Number(f[12])) / 100;

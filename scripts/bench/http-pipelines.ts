@@ -10,7 +10,7 @@
  * flight over keep-alive connections from this process. A case is timed from the first post to
  * the consumer's count of every event. Reported per case: events/s, MiB/s (request bodies),
  * CPU s/GiB of body (user + system of the server process, all its threads, from /proc), peak RSS
- * (VmHWM), and its share of the bare program's events/s. `--json` prints the results as JSON.
+ * (VmHWM), the share of the run its main thread was on a CPU, and its share of the bare program's events/s. `--json` prints the results as JSON.
  */
 import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -90,6 +90,8 @@ interface Result {
   events: number;
   bytes: number;
   cpuSeconds: number;
+  /** The server's main thread's (Linux). */
+  mainCpuSeconds: number;
   rssMiB: number;
   retried: number;
 }
@@ -126,11 +128,12 @@ async function runCase(name: string, payloads: Buffer[], requests: number, perRe
     const events = requests * perRequest;
     const pid = child.pid!;
     const cpu0 = processCpuSecs(pid);
+    const main0 = processCpuSecs(pid, pid);
     const t0 = performance.now();
     const { bytes, retried } = await postAll({ port, path: '/', contentType: 'application/x-ndjson' }, payloads, requests, IN_FLIGHT);
     while ((await consumed(consumer)) - before < events) await new Promise((r) => setTimeout(r, 5));
     const seconds = (performance.now() - t0) / 1000;
-    return { case: name, threads, seconds, events, bytes, cpuSeconds: processCpuSecs(pid) - cpu0, rssMiB: processPeakRssMiB(pid), retried };
+    return { case: name, threads, seconds, events, bytes, cpuSeconds: processCpuSecs(pid) - cpu0, mainCpuSeconds: processCpuSecs(pid, pid) - main0, rssMiB: processPeakRssMiB(pid), retried };
   } finally {
     child.kill('SIGKILL');
     rmSync(tmp, { recursive: true, force: true });
@@ -149,12 +152,12 @@ async function main(): Promise<void> {
   if (json) return void console.log(JSON.stringify(results));
   const bareRate = results.find((r) => r.case === 'bare');
   console.log(`http_server -> remap -> http: ${requests} requests x ${perRequest} NDJSON lines (${(payloads[0]!.length / perRequest).toFixed(0)} bytes/line), ${IN_FLIGHT} in flight`);
-  console.log('| case | events/s | MiB/s | CPU s/GiB | peak RSS MiB | share of bare |');
-  console.log('|---|---:|---:|---:|---:|---:|');
+  console.log('| case | events/s | MiB/s | CPU s/GiB | main thread busy | peak RSS MiB | share of bare |');
+  console.log('|---|---:|---:|---:|---:|---:|---:|');
   for (const r of results) {
     const share = bareRate ? `${((bareRate.seconds / r.seconds) * 100).toFixed(0)}%` : '-';
     console.log(
-      `| ${r.case} | ${Math.round(r.events / r.seconds).toLocaleString('en-US')} | ${(r.bytes / r.seconds / 1048576).toFixed(1)} | ${(r.cpuSeconds / (r.bytes / 2 ** 30)).toFixed(1)} | ${Math.round(r.rssMiB)} | ${share}${r.retried > 0 ? ` (${r.retried} retried after 503)` : ''} |`,
+      `| ${r.case} | ${Math.round(r.events / r.seconds).toLocaleString('en-US')} | ${(r.bytes / r.seconds / 1048576).toFixed(1)} | ${(r.cpuSeconds / (r.bytes / 2 ** 30)).toFixed(1)} | ${((r.mainCpuSeconds / r.seconds) * 100).toFixed(0)}% | ${Math.round(r.rssMiB)} | ${share}${r.retried > 0 ? ` (${r.retried} retried after 503)` : ''} |`,
     );
   }
 }
