@@ -6,7 +6,7 @@
  */
 import type { Observable, OperatorFunction, SchedulerLike } from 'rxjs';
 import type { GenericSchema, InferOutput } from 'valibot';
-import type { Delivery, EventBatch, RoutedBatch } from './event.js';
+import type { Delivery, DeliveryStatus, EventBatch, RoutedBatch } from './event.js';
 import type { Gate, GateController } from './gate.js';
 import type { Logger } from './log.js';
 import type { ComponentTelemetry, MetricsRegistry } from './telemetry/registry.js';
@@ -44,10 +44,20 @@ export interface SourceContext extends ComponentContext {
   readonly threaded?: ThreadedIntake | undefined;
 }
 
-/** Where a stream source puts the bytes of its connections when its segment runs in workers. */
+/** Where a source puts its input bytes when its segment runs in workers. */
 export interface ThreadedIntake {
+  /** A stream's connection: its reads are cut at newlines into pieces. */
   connection(peerHost: string | undefined, peerPort: number | undefined): { push(chunk: Buffer): void; end(): void };
+  /**
+   * One message (a request body) handed over whole, with what the source's worker decoder reads
+   * of it (`meta`). Resolves once its events left the segment — with `acknowledge`, once they were
+   * delivered — or with the reason the source's decoder refused it (then no event was emitted).
+   */
+  message(bytes: Buffer, meta: unknown, acknowledge: boolean): Promise<MessageOutcome>;
 }
+
+/** How a message handed to a threaded segment ended. */
+export type MessageOutcome = { readonly refused: string } | { readonly status: DeliveryStatus; readonly events: number };
 
 export interface SinkContext extends ComponentContext {
   /** Whether this sink settles finalizers on delivery (else they settle on buffer entry). */

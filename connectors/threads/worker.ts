@@ -6,13 +6,13 @@
  */
 import { parentPort } from 'node:worker_threads';
 import { Subject } from 'rxjs';
-import type { ComponentKind, TransformDef } from '../../lib/component.js';
+import type { ComponentContext, ComponentKind, TransformDef } from '../../lib/component.js';
 import { componentContext, sinkContext } from '../../lib/component-context.js';
 import { type Event, type EventBatch, type RoutedBatch, batchSize, eventSize, settleAll } from '../../lib/event.js';
 import { LogRoot } from '../../lib/log.js';
 import { Utf8Writer, isVerbatimAscii } from '../../lib/codecs/json-bytes.js';
 import type { StreamDecoder } from '../../lib/codecs/index.js';
-import { type CounterDelta, type FromWorker, type Piece, type PieceResult, type SegmentSetup, type ToWorker, failedResult } from '../../lib/threads/protocol.js';
+import { type CounterDelta, type FromWorker, type Piece, type PieceResult, PieceRefused, type SegmentSetup, type ToWorker, failedResult } from '../../lib/threads/protocol.js';
 import { type Counter, MetricsRegistry, type Series } from '../../lib/telemetry/registry.js';
 import { SinkEvents } from '../shared/sink-events.js';
 import { type RecordTemplate, recordTemplate, writeVerbatim } from './verbatim.js';
@@ -24,6 +24,30 @@ const post = (m: FromWorker, transfer?: ArrayBuffer[]) => port.postMessage(m, tr
 const TRANSFORMS: Record<string, () => Promise<TransformDef>> = {
   remap: async () => (await import('../transforms/remap/index.js')).remapTransform as unknown as TransformDef,
   filter: async () => (await import('../transforms/filter/index.js')).filterTransform as unknown as TransformDef,
+  tokenizer: async () => (await import('../transforms/tokenizer/index.js')).tokenizerTransform as unknown as TransformDef,
+};
+
+/** A source's decoder in a worker; `begin` takes what a piece says of its input (peer, request). */
+type PieceDecoder = StreamDecoder & { begin(p: Piece): void };
+
+/** The sources whose input a segment may decode, by type (each loaded on first use). */
+const SOURCES: Record<string, (options: unknown, ctx: ComponentContext) => Promise<PieceDecoder>> = {
+  socket: async (options, ctx) => {
+    const { decoderFor } = await import('../sources/socket/decoder.js');
+    const d = decoderFor(options as Parameters<typeof decoderFor>[0], ctx, true)();
+    return Object.assign(d, {
+      begin: (p: Piece) => {
+        d.stamp.host = p.host;
+        d.stamp.port = p.port;
+      },
+    });
+  },
+  http_server: async (options, ctx) => {
+    const { httpServerWorkerDecoder } = await import('../sources/http_server/decoder.js');
+    const d = httpServerWorkerDecoder(options as Parameters<typeof httpServerWorkerDecoder>[0], ctx);
+    const request = d.begin;
+    return Object.assign(d, { begin: (p: Piece) => request(p.meta) });
+  },
 };
 
 /** One transform, run synchronously: a batch in, its default output's events out. */
@@ -37,7 +61,7 @@ interface Stage {
 
 /** A built segment. */
 interface Segment {
-  readonly decoder: StreamDecoder;
+  readonly decoder: PieceDecoder;
   readonly stages: readonly Stage[];
   /** Sent counters of each member but the last (the main thread's fan-out counts the last one's). */
   readonly sent: readonly { events: Counter; bytes: Counter }[];
@@ -83,8 +107,9 @@ async function build(s: SegmentSetup): Promise<Segment> {
   const globals = s.globals as Record<string, unknown>;
   const ctx = (kind: ComponentKind, m: { id: string; type: string }) => componentContext({ id: m.id, kind, type: m.type, registry, log: logRoot, globals });
   const sourceCtx = ctx('source', s.source);
-  const { decoderFor } = await import('../sources/socket/decoder.js');
-  const decoder = decoderFor(s.source.options as Parameters<typeof decoderFor>[0], sourceCtx, true)();
+  const source = SOURCES[s.source.type];
+  if (!source) throw new Error(`source type "${s.source.type}" cannot run in a pipeline worker`);
+  const decoder = await source(s.source.options, sourceCtx);
   const stages: Stage[] = [];
   // every member's context, in chain order: each but the last counts what it sends on
   const contexts = [sourceCtx];
@@ -135,8 +160,14 @@ async function build(s: SegmentSetup): Promise<Segment> {
     sinkDiscarded: sinkCtx.telemetry.counter('component_discarded_events_total', { intentional: 'false' }),
     registry,
     lastValues: new Map(),
-    verbatim: s.transforms.length === 0 && (s.source.options as { decoding?: { codec?: string } }).decoding?.codec === 'bytes',
+    verbatim: s.transforms.length === 0 && decodesBytes(s.source.options),
   };
+}
+
+/** Whether the source makes each line its `message` (the `bytes` codec, or http_server's legacy `text` encoding). */
+function decodesBytes(options: unknown): boolean {
+  const o = options as { decoding?: { codec?: string }; encoding?: string };
+  return o.decoding !== undefined ? o.decoding.codec === 'bytes' : o.encoding === 'text' || o.encoding === undefined;
 }
 
 /** Counter increments since the last piece of this segment. */
@@ -262,12 +293,19 @@ function copyAndWrite(seg: Segment, p: Piece, buf: Buffer): { decoded: number; d
 }
 
 function handle(seg: Segment, p: Piece): PieceResult {
-  const d = seg.decoder;
-  d.stamp.host = p.host;
-  d.stamp.port = p.port;
+  seg.decoder.begin(p);
   const buf = Buffer.from(p.bytes.buffer, p.bytes.byteOffset, p.bytes.byteLength);
   recordCount = 0;
-  const { decoded, decodedBytes } = seg.verbatim ? copyAndWrite(seg, p, buf) : decodeAndWrite(seg, p, buf);
+  let done;
+  try {
+    done = seg.verbatim ? copyAndWrite(seg, p, buf) : decodeAndWrite(seg, p, buf);
+  } catch (err) {
+    if (!(err instanceof PieceRefused)) throw err;
+    // the source refuses the whole piece: no record of it is sent
+    seg.writer.pos = 0;
+    return { ...failedResult(p.segment, p.seq, ''), error: undefined, refused: err.message, counters: deltas(seg) };
+  }
+  const { decoded, decodedBytes } = done;
   const n = recordCount;
   // the records' bytes move to the main thread where they were written, without a copy; the next
   // piece's go into a buffer the main thread gave back, or a new one

@@ -40,6 +40,11 @@ export interface Piece {
   readonly bytes: Uint8Array;
   /** The connection ended after these bytes: the rest without a newline is a line too. */
   readonly final: boolean;
+  /**
+   * What the source's decoder needs of the message the piece is (a request's path, fields, receive
+   * time), as the source's worker decoder reads it; undefined for a stream's pieces.
+   */
+  readonly meta?: unknown;
 }
 
 /**
@@ -75,6 +80,8 @@ export interface PieceResult {
   readonly counters: readonly CounterDelta[];
   /** Set when the piece could not be processed at all (its events are lost and counted). */
   readonly error?: string;
+  /** Set when the source refuses the whole piece (a frame of a request body that does not decode): no records. */
+  readonly refused?: string;
 }
 
 /** A log record of a segment's component, after the worker's own level check and rate limit. */
@@ -96,6 +103,9 @@ export type FromWorker = PieceResult | WorkerLog | SetupFailed;
 
 /** The answer for a piece that could not be processed: no records, the reason. */
 export function failedResult(segment: number, seq: number, error: string): PieceResult {
-  const none = new Uint32Array(0);
-  return { kind: 'result', segment, seq, bytes: new Uint8Array(0), ends: none, gap: 0, eventBytes: none, decoded: 0, decodedBytes: 0, counters: [], error };
+  // distinct buffers: a worker transfers each of them, and a transfer list must not name one twice
+  return { kind: 'result', segment, seq, bytes: new Uint8Array(0), ends: new Uint32Array(0), gap: 0, eventBytes: new Uint32Array(0), decoded: 0, decodedBytes: 0, counters: [], error };
 }
+
+/** Thrown by a source's worker decoder that refuses a whole piece (a request body with a frame that does not decode). */
+export class PieceRefused extends Error {}

@@ -5,9 +5,9 @@
  * bounded by a gate the source's output gate includes, so a busy pool pushes back on the sender
  * like a full buffer does.
  */
-import type { ComponentContext, ThreadedIntake } from '../component.js';
+import type { ComponentContext, MessageOutcome, ThreadedIntake } from '../component.js';
 import { frameDiscardReporter } from '../codecs/index.js';
-import { AnswerRecords, EncodedLogEvent, type EventBatch, EventMetadata } from '../event.js';
+import { AnswerRecords, BatchNotifier, EncodedLogEvent, type EventBatch, EventMetadata } from '../event.js';
 import { AllGate, GateController } from '../gate.js';
 import type { MetricsRegistry } from '../telemetry/registry.js';
 import type { WorkerPool } from './pool.js';
@@ -38,6 +38,16 @@ export interface SegmentOptions {
   emit(batch: EventBatch, bytes: number): void;
 }
 
+/** A piece before it is copied into shared memory: its bytes as the reads (or body) they are. */
+interface WaitingPiece {
+  readonly host: string | undefined;
+  readonly port: number | undefined;
+  readonly parts: readonly Buffer[];
+  readonly bytes: number;
+  readonly final: boolean;
+  readonly meta: unknown;
+}
+
 export class ThreadedSegment implements ThreadedIntake {
   /** Closed while the pieces out reach the bound: the source's output gate. */
   readonly gate = new GateController(true);
@@ -57,6 +67,10 @@ export class ThreadedSegment implements ThreadedIntake {
   /** Free slabs, and the slab of each piece out (by sequence). */
   private readonly slabs: SharedArrayBuffer[] = [];
   private readonly slabOf = new Map<number, SharedArrayBuffer>();
+  /** Pieces numbered but not yet sent (past the bound), in sequence. */
+  private readonly waiting: { seq: number; piece: WaitingPiece }[] = [];
+  /** Messages waiting for their outcome, by sequence. */
+  private readonly messages = new Map<number, { resolve(o: MessageOutcome): void; acknowledge: boolean }>();
 
   constructor(private readonly o: SegmentOptions) {
     this.limit = o.pool.size * PIECES_PER_WORKER;
@@ -109,27 +123,28 @@ export class ThreadedSegment implements ThreadedIntake {
           if (start < chunk.length) keep(chunk.subarray(start));
           return;
         }
-        // one buffer of its own per piece: it stays with the pool until answered
-        const bytes = this.take(carried + last + 1 - start);
-        let at = 0;
-        for (const c of carry) at += c.copy(bytes, at);
-        chunk.copy(bytes, at, start, last + 1);
+        // the read itself, not a copy: a piece past the bound waits as the read it is
+        const parts = carry.length === 0 ? [chunk.subarray(start, last + 1)] : [...carry, chunk.subarray(start, last + 1)];
+        const n = carried + last + 1 - start;
         carry = [];
         carried = 0;
-        this.send(host, port, bytes, false);
+        this.send({ host, port, parts, bytes: n, final: false, meta: undefined });
         if (last + 1 < chunk.length) keep(chunk.subarray(last + 1));
       },
       end: () => {
-        if (!discarding && carried > 0) {
-          const bytes = this.take(carried);
-          let at = 0;
-          for (const c of carry) at += c.copy(bytes, at);
-          this.send(host, port, bytes, true);
-        }
+        if (!discarding && carried > 0) this.send({ host, port, parts: carry, bytes: carried, final: true, meta: undefined });
         carry = [];
         carried = 0;
       },
     };
+  }
+
+  message(body: Buffer, meta: unknown, acknowledge: boolean): Promise<MessageOutcome> {
+    // one piece, whatever its size: its frames decode all or nothing, as the source answers for it whole
+    return new Promise((resolve) => {
+      this.messages.set(this.seq, { resolve, acknowledge });
+      this.send({ host: undefined, port: undefined, parts: [body], bytes: body.length, final: true, meta });
+    });
   }
 
   /** Resolves once every piece sent was answered and released. */
@@ -143,16 +158,27 @@ export class ThreadedSegment implements ThreadedIntake {
     this.o.pool.unregister(this.o.setup.segment);
   }
 
-  /** A buffer of `n` bytes in shared memory, on a free slab when it fits (the next piece's). */
-  private take(n: number): Buffer {
-    const sab = n <= SLAB_BYTES ? (this.slabs.pop() ?? new SharedArrayBuffer(SLAB_BYTES)) : new SharedArrayBuffer(n);
-    this.slabOf.set(this.seq, sab);
-    return Buffer.from(sab, 0, n);
+  /**
+   * Numbers a piece and hands it to the pool, or, while as many pieces as the bound are with the
+   * workers, keeps it as the reads it is: connections deliver their current read after the gate
+   * closed (hundreds of them at once with many connections), and each piece with a worker holds a
+   * slab and an answer buffer. So slabs and answers stay at the bound whatever the connections.
+   */
+  private send(p: WaitingPiece): void {
+    const seq = this.seq++;
+    if (seq < this.next + this.limit) this.dispatch(seq, p);
+    else this.waiting.push({ seq, piece: p });
+    if (this.out >= this.limit) this.gate.close();
   }
 
-  private send(host: string | undefined, port: number | undefined, bytes: Buffer, final: boolean): void {
-    this.o.pool.dispatch({ kind: 'piece', segment: this.o.setup.segment, seq: this.seq++, host, port, bytes, final });
-    if (this.out >= this.limit) this.gate.close();
+  /** Copies a piece into shared memory, on a free slab when it fits, and sends it to a worker. */
+  private dispatch(seq: number, p: WaitingPiece): void {
+    const sab = p.bytes <= SLAB_BYTES ? (this.slabs.pop() ?? new SharedArrayBuffer(SLAB_BYTES)) : new SharedArrayBuffer(p.bytes);
+    this.slabOf.set(seq, sab);
+    const bytes = Buffer.from(sab, 0, p.bytes);
+    let at = 0;
+    for (const part of p.parts) at += part.copy(bytes, at);
+    this.o.pool.dispatch({ kind: 'piece', segment: this.o.setup.segment, seq, host: p.host, port: p.port, bytes, final: p.final, meta: p.meta });
   }
 
   private answer(r: PieceResult): void {
@@ -169,27 +195,37 @@ export class ThreadedSegment implements ThreadedIntake {
       const sab = this.slabOf.get(this.next)!;
       this.slabOf.delete(this.next);
       if (sab.byteLength === SLAB_BYTES) this.slabs.push(sab);
+      const message = this.messages.get(this.next);
+      if (message !== undefined) this.messages.delete(this.next);
       this.next++;
-      this.release(a);
+      this.release(a, message);
+    }
+    while (this.waiting.length > 0 && this.waiting[0]!.seq < this.next + this.limit) {
+      const w = this.waiting.shift()!;
+      this.dispatch(w.seq, w.piece);
     }
     if (this.out < this.limit) this.gate.open();
     if (this.out === 0 && this.drained.length > 0) for (const resolve of this.drained.splice(0)) resolve();
   }
 
   /** Counts what the worker counted, then emits the piece's records as events. */
-  private release(r: PieceResult): void {
+  private release(r: PieceResult, message?: { resolve(o: MessageOutcome): void; acknowledge: boolean }): void {
     const reg = this.o.registry;
     for (const [name, tags, delta] of r.counters) reg.counter(name, tags).add(delta);
     if (r.error !== undefined) {
       this.workerFailed.add(1);
       this.o.source.log.error('Pipeline worker could not process input; it is lost.', { error: this.setupError ?? r.error });
+      message?.resolve({ status: 'errored', events: 0 });
       return;
     }
+    if (r.refused !== undefined) return message?.resolve({ refused: r.refused });
     if (r.decoded > 0) this.o.decoded(r.decoded, r.decodedBytes);
     const n = r.ends.length;
-    if (n === 0) return;
-    // no acknowledgements in a segment: one metadata object serves the whole piece
-    const meta = new EventMetadata(this.o.source.id, this.o.source.type);
+    if (n === 0) return message?.resolve({ status: 'delivered', events: 0 });
+    // without acknowledgements one metadata object serves the whole piece; with them each event holds its own claim
+    const notifier = message?.acknowledge ? new BatchNotifier((status) => message.resolve({ status, events: n })) : undefined;
+    notifier?.retain(n);
+    const shared = notifier ? undefined : new EventMetadata(this.o.source.id, this.o.source.type);
     const batch: EventBatch = new Array(n);
     const records = Buffer.from(r.bytes.buffer, r.bytes.byteOffset, r.bytes.byteLength);
     // once the sink copied every record into a body, the buffer goes back to its worker for reuse
@@ -201,10 +237,12 @@ export class ThreadedSegment implements ThreadedIntake {
     for (let i = 0; i < n; i++) {
       const to = r.ends[i]!;
       const b = r.eventBytes[i]!;
+      const meta = shared ?? new EventMetadata(this.o.source.id, this.o.source.type, [notifier!]);
       batch[i] = new EncodedLogEvent(meta, records, from, to, b, answer);
       bytes += b;
       from = to + r.gap;
     }
     this.o.emit(batch, bytes);
+    if (message !== undefined && !notifier) message.resolve({ status: 'delivered', events: n });
   }
 }

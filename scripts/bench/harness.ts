@@ -3,6 +3,7 @@
  * through tsx, as this one runs), reading its READY line, and waiting for a pipeline's socket.
  */
 import { spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { Agent, request } from 'node:http';
 import { connect, createServer } from 'node:net';
 import { dirname, join } from 'node:path';
@@ -113,6 +114,32 @@ export async function socketPipeline(name: string, sinks: Record<string, Record<
       rmSync(dir, { recursive: true, force: true });
     },
   };
+}
+
+/** User + system CPU seconds another process (all its threads, or one: `task`) has used so far (Linux: /proc, 1/100 s ticks). */
+export function processCpuSecs(pid: number, task?: number): number {
+  const stat = readFileSync(task === undefined ? `/proc/${pid}/stat` : `/proc/${pid}/task/${task}/stat`, 'utf8');
+  // the fields after the parenthesised command name: utime and stime are the 12th and 13th
+  const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return (Number(f[11]) + Number(f[12])) / 100;
+}
+
+/** Another process's peak RSS so far (VmHWM), MiB. */
+export const processPeakRssMiB = (pid: number): number => Number(/VmHWM:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0) / 1024;
+
+/** Another process's RSS now (VmRSS), MiB. */
+export const processRssMiB = (pid: number): number => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0) / 1024;
+
+/** Sixteen distinct NDJSON bodies of `perRequest` lines of about 200 bytes, so no layer can cache one answer. */
+export function ndjsonBodies(perRequest: number): Buffer[] {
+  const out: Buffer[] = [];
+  for (let v = 0; v < 16; v++) {
+    const lines: string[] = [];
+    for (let i = 0; i < perRequest; i++)
+      lines.push(JSON.stringify({ message: `request ${v} line ${i} `.padEnd(120, 'x'), level: 'info', status: 200, duration: 0.25, service: 'bench' }));
+    out.push(Buffer.from(`${lines.join('\n')}\n`));
+  }
+  return out;
 }
 
 /** Where and how {@link postAll} sends its bodies. */

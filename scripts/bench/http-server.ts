@@ -12,18 +12,16 @@
  * 95 MiB peak RSS; bare node:http 294,186 events/s, 55.3 MiB/s, 7.2 CPU s/GiB, 65 MiB.
  */
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { freePort, listening, postAll, script } from './harness.js';
+import { freePort, listening, ndjsonBodies as bodies, postAll, processCpuSecs as cpuSecs, processPeakRssMiB as peakRssMiB, script } from './harness.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
 // compiled: dist/scripts/bench; through tsx: scripts/bench
 const repo = resolve(here, here.includes('/dist/') ? '../../..' : '../..');
-/** Linux's USER_HZ: /proc/<pid>/stat counts CPU time in 1/100 s. */
-const TICKS_PER_SEC = 100;
 
 /** The bare-Node server: what a hand-written program does with the same requests. */
 function bare(port: number): void {
@@ -47,28 +45,6 @@ function bare(port: number): void {
   });
   server.listen(port, '127.0.0.1');
 }
-
-/** Distinct bodies so no layer can cache one answer. */
-function bodies(perRequest: number): Buffer[] {
-  const out: Buffer[] = [];
-  for (let v = 0; v < 16; v++) {
-    const lines: string[] = [];
-    for (let i = 0; i < perRequest; i++)
-      lines.push(JSON.stringify({ message: `request ${v} line ${i} `.padEnd(120, 'x'), level: 'info', status: 200, duration: 0.25, service: 'bench' }));
-    out.push(Buffer.from(`${lines.join('\n')}\n`));
-  }
-  return out;
-}
-
-/** User + system CPU seconds a process has used so far. */
-function cpuSecs(pid: number): number {
-  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-  // the fields after the parenthesised command name: utime and stime are the 12th and 13th
-  const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  return (Number(f[11]) + Number(f[12])) / TICKS_PER_SEC;
-}
-
-const peakRssMiB = (pid: number) => Number(/VmHWM:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0) / 1024;
 
 async function load(port: number, pid: number, payloads: Buffer[], requests: number, concurrency: number) {
   const cpu0 = cpuSecs(pid);

@@ -10,7 +10,8 @@
  * common-log regex on each line, its named captures copied into the object, then posted as
  * http-baseline does) and regex (socket -> remap(parse_regex) -> http); disk is blackhole behind a
  * disk buffer (max_size 1 GiB) and also reports the store's bytes per event: counted at push
- * (buffer_received_event_bytes_total), on disk at its peak and after the run.
+ * (buffer_received_event_bytes_total), on disk at its peak and after the run; http-disk is
+ * socket -> remap (one field set) -> http behind a disk buffer (max_size 1 GiB).
  * Every result also holds this process's CPU time (user + system, all its threads) and the time its
  * main thread spent in garbage collection, both from "go" to the end of the run. Worker threads'
  * collections happen in their own isolates and are not observed here; their CPU time is counted.
@@ -206,13 +207,27 @@ if (kind === 'http-baseline' || kind === 'regex-baseline') {
             encoding: { codec: 'text' },
             framing: { method: 'newline_delimited' },
           }
-        : kind === 'http' || kind === 'regex'
-          ? { type: 'http', inputs: ['in'], uri: `http://127.0.0.1:${await startConsumer('http-consumer')}/`, encoding: { codec: 'ndjson' }, batch: { max_events: 1000 }, request: { concurrency: 4 }, healthcheck: { enabled: false } }
+        : kind === 'http' || kind === 'regex' || kind === 'http-disk'
+          ? {
+              type: 'http',
+              inputs: ['in'],
+              uri: `http://127.0.0.1:${await startConsumer('http-consumer')}/`,
+              encoding: { codec: 'ndjson' },
+              batch: { max_events: 1000 },
+              request: { concurrency: 4 },
+              healthcheck: { enabled: false },
+              ...(kind === 'http-disk' ? { buffer: { type: 'disk', max_size: 1024 ** 3 } } : {}),
+            }
           : kind === 'disk'
             ? { type: 'blackhole', inputs: ['in'], print_interval_secs: 0, buffer: { type: 'disk', max_size: 1024 ** 3 } }
             : { type: 'blackhole', inputs: ['in'], print_interval_secs: 0 };
-  const transforms = kind === 'regex' ? { parse: { type: 'remap', inputs: ['in'], source: `. |= parse_regex!(.message, r'${COMMON_LOG}')` } } : {};
-  if (kind === 'regex') (sink as { inputs: string[] }).inputs = ['parse'];
+  const transforms =
+    kind === 'regex'
+      ? { parse: { type: 'remap', inputs: ['in'], source: `. |= parse_regex!(.message, r'${COMMON_LOG}')` } }
+      : kind === 'http-disk'
+        ? { parse: { type: 'remap', inputs: ['in'], source: '.pipeline = "bench"' } }
+        : {};
+  if (kind === 'regex' || kind === 'http-disk') (sink as { inputs: string[] }).inputs = ['parse'];
   const config = configFromObject({ data_dir: dir, sources: { in: { type: 'socket', mode: 'tcp', address: `127.0.0.1:${port}` } }, transforms, sinks: { out: sink } }, catalog);
   const topo = new Topology({ log: new LogRoot('warn'), threads, workerEntry: pipelineWorkerEntry });
   await topo.start(config);

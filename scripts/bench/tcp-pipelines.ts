@@ -10,7 +10,7 @@
  * `baseline`; `http-baseline` (bare Node posting NDJSON) and `http`, compared with it;
  * `regex-baseline` and `regex` (Apache common log lines parsed with the common-log regex, then
  * posted as http does); `disk` (blackhole behind a disk buffer, compared with `blackhole`, with the
- * store's bytes per event).
+ * store's bytes per event); `http-disk` (socket -> remap -> http behind a disk buffer), compared with `http-baseline`.
  * A weir case takes a thread count as a suffix: `http@2` runs the http case with the Topology's
  * `threads` at 2 and is compared with `http-baseline` as `http` is; `http@1` is `http`. `--threads N`
  * sets it for the weir cases without a suffix (default 1). The case column shows it (`http@2`).
@@ -23,7 +23,7 @@ import { cpus } from 'node:os';
 import { firstLine, script } from './harness.js';
 
 const BARE = ['baseline', 'http-baseline', 'regex-baseline'];
-const WEIR = ['blackhole', 'file', 'tcp', 'http', 'regex', 'disk'];
+const WEIR = ['blackhole', 'file', 'tcp', 'http', 'regex', 'disk', 'http-disk'];
 
 /** `--threads N` and `--rounds N` (or `=N`), taken out of the positional arguments. */
 function parseArgs(argv: string[]): { positional: string[]; threads: number; rounds: number } {
@@ -126,6 +126,7 @@ const firstOf = (kind: string) => cases.findIndex((c) => c.kind === kind);
 function refOf(c: Case): number {
   switch (c.kind) {
     case 'http':
+    case 'http-disk':
     case 'http-baseline':
       return firstOf('http-baseline');
     case 'regex':

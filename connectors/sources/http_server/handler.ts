@@ -11,10 +11,9 @@ import { timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { SourceContext } from '../../../lib/component.js';
 import { type Deserializer, type FramingConfig, type Stamp, createDeframer, frameDiscardReporter } from '../../../lib/codecs/index.js';
-import type { Event, EventBatch } from '../../../lib/event.js';
+import type { DeliveryStatus, Event, EventBatch } from '../../../lib/event.js';
 import { type CompressionAlgorithm, DecompressLimitError, decompress } from '../../../lib/net/compression.js';
-import { type Path, getPath, setPath } from '../../../lib/path.js';
-import type { ObjectValue } from '../../../lib/value.js';
+import type { Path } from '../../../lib/path.js';
 import { Timestamp } from '../../../lib/value.js';
 import type { SourceOutput } from '../../shared/source/index.js';
 import type { HttpServerEvents } from './events.js';
@@ -22,7 +21,9 @@ import { type HoldWhileClosed, REQUEST_HOLD_TIMEOUT_MS } from '../../shared/sour
 
 /** Seconds a refused client is asked to wait (`Retry-After`). */
 const RETRY_AFTER_SECS = 1;
-import { type ParamPattern, selectParams } from './params.js';
+import type { ThreadedRequest } from './decoder.js';
+import { type RequestFields, enrichFields, requestFields } from './enrich.js';
+import type { ParamPattern } from './params.js';
 
 /** What the handler needs, compiled once at build time. */
 export interface HandlerOptions {
@@ -165,32 +166,10 @@ export function createHandler(
   };
 
   /** Adds Vector's request fields to every log event (metrics pass as decoded). */
-  const enrich = (batch: EventBatch, req: IncomingMessage, path: string, query: string, peer: string | undefined) => {
-    const pairs: (string | null)[] = [];
-    if (o.headers.length > 0) {
-      const h = req.headersDistinct;
-      selectParams(o.headers, Object.keys(h), (name) => h[name.toLowerCase()]?.[0], (field, value) => pairs.push(field, value));
-    }
-    const headerPairs = pairs.length;
-    if (o.queryParameters.length > 0 && query !== '') {
-      const params = new Map<string, string>();
-      // a repeated parameter keeps its last value
-      for (const [k, val] of new URLSearchParams(query)) params.set(k, val);
-      selectParams(o.queryParameters, [...params.keys()], (name) => params.get(name), (field, value) => pairs.push(field, value));
-    } else if (o.queryParameters.length > 0) selectParams(o.queryParameters, [], () => undefined, (field, value) => pairs.push(field, value));
-    const host = o.hostKey !== undefined && peer !== undefined ? peer : undefined;
+  const enrich = (batch: EventBatch, fields: RequestFields) => {
     for (let i = 0; i < batch.length; i++) {
       const e = batch[i]!;
-      if (e.type !== 'log') continue;
-      const f: ObjectValue = e.fields;
-      if (o.pathKey !== undefined && getPath(f, o.pathKey) === undefined) setPath(f, o.pathKey, path);
-      if (host !== undefined) setPath(f, o.hostKey as Path, host);
-      // headers never replace a field the body set; query parameters do
-      for (let p = 0; p < headerPairs; p += 2) {
-        const k = pairs[p] as string;
-        if (f[k] === undefined) f[k] = pairs[p + 1]!;
-      }
-      for (let p = headerPairs; p < pairs.length; p += 2) f[pairs[p] as string] = pairs[p + 1]!;
+      if (e.type === 'log') enrichFields(e.fields, fields, o.pathKey, o.hostKey);
     }
   };
 
@@ -215,20 +194,40 @@ export function createHandler(
     if (declared > o.maxBytes) return refuse(res, peer, new Refusal(413, `Request body exceeds limit of ${o.maxBytes} bytes.`), { connection: 'close' });
     const raw = await readBody(req);
     if (raw === null) return refuse(res, peer, new Refusal(413, `Request body exceeds limit of ${o.maxBytes} bytes.`));
-    let batch: EventBatch;
+    let body: Buffer;
     try {
-      const body = await decompressBody(req.headers['content-encoding'], raw);
-      events.received(path, body.length);
-      const stamp: Stamp = { timestamp: new Timestamp(Math.floor(ctx.scheduler.now()), 0), host: undefined, port: undefined };
-      batch = decodeBody(body, stamp);
+      body = await decompressBody(req.headers['content-encoding'], raw);
     } catch (err) {
       if (err instanceof Refusal) return refuse(res, peer, err);
       throw err;
     }
-    enrich(batch, req, path, query, peer);
-    const count = batch.length;
-    const pending = out.emitAwait(batch);
-    const status = typeof pending === 'string' ? pending : await pending;
+    events.received(path, body.length);
+    const at = Math.floor(ctx.scheduler.now());
+    const fields = requestFields(req, path, query, o.hostKey !== undefined ? peer : undefined, o.headers, o.queryParameters);
+    let status: DeliveryStatus;
+    let count: number;
+    if (ctx.threaded) {
+      // a pipeline worker decodes the body, whole or not at all (docs/threads.md)
+      const meta: ThreadedRequest = { at, fields };
+      const outcome = await ctx.threaded.message(body, meta, out.acknowledges);
+      if ('refused' in outcome) {
+        events.decodeFailed(outcome.refused);
+        return refuse(res, peer, new Refusal(400, `Failed decoding body: ${outcome.refused}`));
+      }
+      ({ status, events: count } = outcome);
+    } else {
+      let batch: EventBatch;
+      try {
+        batch = decodeBody(body, { timestamp: new Timestamp(at, 0), host: undefined, port: undefined });
+      } catch (err) {
+        if (err instanceof Refusal) return refuse(res, peer, err);
+        throw err;
+      }
+      enrich(batch, fields);
+      count = batch.length;
+      const pending = out.emitAwait(batch);
+      status = typeof pending === 'string' ? pending : await pending;
+    }
     if (status === 'delivered') {
       res.writeHead(o.responseCode, { 'content-length': 0 });
       res.end();

@@ -2,6 +2,7 @@
 import { defineSource } from '../../../lib/component.js';
 import { decodingOutputType } from '../../../lib/codecs/index.js';
 import { HttpServerSourceConfig, codecsOf } from './config.js';
+import { httpServerWorkerDecoding } from './decoder.js';
 import { buildHttpServerSource } from './source.js';
 
 export { HttpServerSourceConfig } from './config.js';
@@ -17,5 +18,6 @@ export const httpServerSource = defineSource({
   schema: HttpServerSourceConfig,
   outputs: (config) => [{ type: decodingOutputType(codecsOf(config).decoding) }],
   vectorOptions: ['auth.source'],
+  workerDecoding: httpServerWorkerDecoding,
   build: buildHttpServerSource,
 });

@@ -72,5 +72,7 @@ export const tokenizerTransform = defineTransform({
   summary: 'Split a field into white-space separated tokens assigned to named fields.',
   schema: TokenizerConfig,
   input: 'log',
+  // each event is split on its own: any slice of the stream can go to a pipeline worker
+  runsInWorker: () => true,
   build: buildTokenizer,
 });

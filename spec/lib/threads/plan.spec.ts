@@ -59,6 +59,18 @@ describe('threads: segment planner', () => {
     expect(plan({ ...SOCKET, tls: { client_metadata_key: 'client' } })).to.equal(undefined);
   });
 
+  it('takes http_server with newline framing (text, ndjson, json lines) and gives a worker only its codec and request-field options', () => {
+    const HS = { type: 'http_server', address: '127.0.0.1:9001' };
+    expect(plan(HS, [{ type: 'remap', source: '.a = 1' }])).to.include({ source: 'in', sink: 'out' });
+    expect(plan({ ...HS, encoding: 'ndjson' })).to.not.equal(undefined);
+    expect(plan({ ...HS, decoding: { codec: 'json' } })).to.not.equal(undefined);
+    // a whole body as one event: nothing to cut into lines
+    expect(plan({ ...HS, encoding: 'json' })).to.equal(undefined);
+    expect(plan({ ...HS, framing: { method: 'bytes' } })).to.equal(undefined);
+    const g = chain({ ...HS, decoding: { codec: 'json' }, auth: { username: 'u', password: 'p' }, headers: ['x-a'] }, []);
+    expect(Object.keys(workerOptions(g.nodes.get('in')!.config) as object).sort()).to.deep.equal(['decoding', 'host_key', 'path_key']);
+  });
+
   it('leaves other sources, transforms and sinks, rerouting remaps and disk buffers on the main thread', () => {
     expect(plan({ type: 'stdin' })).to.equal(undefined);
     expect(plan({ type: 'demo_logs', format: 'json' })).to.equal(undefined);

@@ -120,6 +120,21 @@ describe('threaded segment (main thread side)', () => {
     expect(seg.out).to.equal(2);
   });
 
+  it('sends at most four pieces per worker; reads past the bound (many connections) wait and go in sequence', () => {
+    const { seg, pieces, answer, out } = segment(1);
+    const conns = Array.from({ length: 10 }, () => seg.connection(undefined, undefined));
+    // every connection delivers its current read after the gate closed
+    conns.forEach((c, i) => c.push(Buffer.from(`c${i}\n`)));
+    expect(seg.gate.isOpen).to.equal(false);
+    expect(pieces.length).to.equal(4);
+    expect(seg.out).to.equal(10);
+    for (let k = 0; k < 10; k++) answer(pieces[k]!);
+    expect(pieces.map((p) => p.seq)).to.deep.equal([0, 1, 2, 3, 4, 5, 6, 7, 8, 9]);
+    expect(out).to.deep.equal(conns.map((_, i) => `c${i}`));
+    expect(seg.out).to.equal(0);
+    expect(seg.gate.isOpen).to.equal(true);
+  });
+
   it('holds answers while a buffer downstream is closed and releases them when it opens', () => {
     const { seg, pieces, answer, out } = segment(2);
     const buffer = new GateController(false);
