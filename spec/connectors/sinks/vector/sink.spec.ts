@@ -213,5 +213,25 @@ describe('vector sink', function () {
       const ok = await run(config(`127.0.0.1:${tlsServer.port}`, { tls: { enabled: true, ca_file: certs.caCrt } }), of(events(1)));
       expect(count(ok, 'delivered')).to.equal(1);
     });
+    it('tls.verify_certificate = false: a server the sink cannot trust is taken', async () => {
+      const ok = await run(config(`https://127.0.0.1:${tlsServer.port}`, { tls: { verify_certificate: false } }), of(events(1)));
+      expect(count(ok, 'delivered')).to.equal(1);
+    });
+    it('a certificate for another host name: refused, taken with tls.verify_hostname = false or with that name in tls.server_name', async () => {
+      const other = await grpcTestServer({ key: readFileSync(certs.otherHostKey), cert: readFileSync(certs.otherHostCrt) });
+      try {
+        const at = `https://127.0.0.1:${other.port}`;
+        const refused = await run(config(at, { tls: { ca_file: certs.caCrt }, request: { retry_attempts: 1 } }), of(events(1)));
+        expect(count(refused, 'delivered')).to.equal(0);
+        expect(other.calls).to.have.length(0);
+        const anyName = await run(config(at, { tls: { ca_file: certs.caCrt, verify_hostname: false } }), of(events(1)));
+        expect(count(anyName, 'delivered')).to.equal(1);
+        const named = await run(config(at, { tls: { ca_file: certs.caCrt, server_name: 'elsewhere.example' } }), of(events(1)));
+        expect(count(named, 'delivered')).to.equal(1);
+        expect(other.calls).to.have.length(2);
+      } finally {
+        await other.close();
+      }
+    });
   });
 });

@@ -232,6 +232,28 @@ describe('vector source', function () {
     });
   });
 
+  it('keepalive.max_connection_age_grace_secs: a push in flight at the connection\'s age is cut without grace, finished with it', async () => {
+    for (const grace of [undefined, 30]) {
+      const clock = heldClock(); // the source's own hold timeout never fires: only the connection's age ends the push
+      s = await startVectorSource({ scheduler: clock.scheduler, options: { keepalive: { max_connection_age_secs: 1, ...(grace === undefined ? {} : { max_connection_age_grace_secs: grace }) } } });
+      s.gate.close();
+      let settled = false;
+      const push = call(s.port, PUSH, logs('held')).finally(() => (settled = true));
+      await until(() => s.metric('component_received_bytes_total', { protocol: 'grpc' }) > 0, 10_000, 'the push');
+      if (grace === undefined) {
+        await until(() => settled, 15_000, 'the push cut at the connection\'s age');
+        expect((await push).err, 'no grace').to.not.equal(null);
+      } else {
+        // well past the age, inside the grace: the push is still held, and is answered once taken
+        await new Promise((r) => setTimeout(r, 3000));
+        expect(settled, 'within the grace').to.equal(false);
+        s.gate.open();
+        expect((await push).err).to.equal(null);
+      }
+      await s.stop();
+    }
+  });
+
   it('keepalive.max_connection_age_secs: the server sends GOAWAY to a connection past its age', async () => {
     s = await startVectorSource({ options: { keepalive: { max_connection_age_secs: 1, max_connection_age_grace_secs: 1 } } });
     const session = connect(`http://127.0.0.1:${s.port}`);
