@@ -14,6 +14,7 @@ import { Sha256 } from '../../../helpers/sdk-sha256.js';
 import { makeTestCerts } from '../../../helpers/certs.js';
 import { type RecordedRequest, startTestServer } from '../../../helpers/http-test-server.js';
 import { testSinkContext } from '../../../helpers/sink-context.js';
+import { startTinyproxy } from '../../../helpers/tinyproxy.js';
 import { sharedPrometheus } from '../../../peers/prometheus.js';
 
 const parse = (o: Record<string, unknown>) => v.parse(PrometheusRemoteWriteSinkConfig, { type: 'prometheus_remote_write', inputs: ['in'], ...o });
@@ -203,6 +204,27 @@ describe('connectors/sinks/prometheus_remote_write', () => {
       expect(bad.map((d) => d.status)).to.deep.equal(['rejected']);
       expect(server.requests.map((r) => r.url)).to.deep.equal(['/good', '/good', '/bad']);
     } finally {
+      await server.close();
+    }
+  });
+
+  it('proxy.http carries the writes through tinyproxy; no_proxy goes direct', async () => {
+    const server = await startTestServer(() => 204);
+    const proxy = await startTinyproxy();
+    try {
+      const host = new URL(server.url).host;
+      const one = () => [[metric('g', 'absolute', { type: 'gauge', value: 1 }, undefined, T)]];
+      const proxied = { endpoint: `${server.url}/api/v1/write`, proxy: { http: proxy.url } };
+      expect((await runSink(parse(proxied), one())).map((d) => d.status)).to.deep.equal(['delivered']);
+      await proxy.waitForRequestsTo(host, 1);
+      expect((await runSink(parse({ ...proxied, proxy: { http: proxy.url, no_proxy: ['127.0.0.1'] } }), one())).map((d) => d.status)).to.deep.equal(['delivered']);
+      // a proxied write after the direct one marks where tinyproxy's log is
+      await runSink(parse(proxied), one());
+      await proxy.waitForRequestsTo(host, 2);
+      expect(proxy.requestsTo(host)).to.equal(2, proxy.connections().join('\n'));
+      expect(server.requests).to.have.length(3);
+    } finally {
+      await proxy.stop();
       await server.close();
     }
   });
