@@ -104,6 +104,11 @@ export interface WorkerDecoding extends WorkerOptions {
    * cuts a connection's reads into pieces at newlines only.
    */
   readonly framing: string;
+  /**
+   * Longest line in bytes a stream's piece cutter keeps (a longer one is discarded and counted, as
+   * the deframer does); sources that hand whole messages (a request body) leave it out.
+   */
+  readonly maxLength?: number;
 }
 
 export interface SourceDef<S extends GenericSchema = GenericSchema> extends BaseDef<S> {

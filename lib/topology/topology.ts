@@ -519,7 +519,6 @@ export class Topology {
     member: (id: string) => { id: string; type: string; options: unknown },
     decoded: (events: number, bytes: number) => void,
   ): ThreadedSegment {
-    const options = n.cfg.options as { max_length: number; framing?: { newline_delimited?: { max_length?: number } } };
     const last = plan.transforms.length > 0 ? plan.transforms[plan.transforms.length - 1]! : plan.source;
     return new ThreadedSegment({
       pool,
@@ -534,7 +533,7 @@ export class Topology {
       },
       source: n.ctx,
       registry: this.registry,
-      maxLength: options.framing?.newline_delimited?.max_length ?? options.max_length,
+      maxLength: n.cfg.def.workerDecoding?.(n.cfg.options)?.maxLength ?? Number.POSITIVE_INFINITY,
       decoded,
       emit: (batch, bytes) => this.routeOutput(last, batch, bytes),
     });

@@ -28,8 +28,10 @@ export function socketWorkerDecoding(config: SocketSourceConfig): WorkerDecoding
   const stream = isStreamMode(config);
   if (!stream || config.tls?.client_metadata_key !== undefined) return undefined;
   // a framing group without a method takes the codec's
-  const framing = socketFraming(config, stream).method ?? defaultDecodingFraming(config.decoding.codec).method ?? 'newline_delimited';
-  return { framing, options: WORKER_OPTIONS };
+  const configured = socketFraming(config, stream);
+  const framing = configured.method ?? defaultDecodingFraming(config.decoding.codec).method ?? 'newline_delimited';
+  const maxLength = (configured.method === 'newline_delimited' ? configured.newline_delimited?.max_length : undefined) ?? config.max_length;
+  return { framing, options: WORKER_OPTIONS, maxLength };
 }
 
 /** The decoder factory of a stream (`stream`) or datagram socket. */

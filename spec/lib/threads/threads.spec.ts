@@ -94,38 +94,44 @@ describe('pipeline threads (docs/threads.md)', function () {
     expect(results[0]!.totals['odd component_discarded_events_total']).to.equal(500);
   });
 
-  it('socket -> http without transforms (lines written straight into records) records what --threads 1 records', async () => {
-    const kinds = ['plain line %', 'a "quoted" %', 'back\\slash %', 'tab\t%', 'ünïcödé %', 'emoji 🚀 %', '', 'x'.repeat(300), '<%> ~ \x7f'];
-    const lines = Array.from({ length: 3_000 }, (_, i) => kinds[i % kinds.length]!.replace('%', String(i)));
-    const counters = ['component_received_events_total', 'component_sent_events_total', 'component_received_event_bytes_total', 'component_sent_event_bytes_total', 'component_errors_total'];
-    const results: { records: unknown[]; totals: Record<string, number> }[] = [];
-    for (const threads of [1, 2]) {
-      server.requests.length = 0;
-      const port = await freePort();
-      const config = configFromObject(
-        {
-          sources: { in: { type: 'socket', mode: 'tcp', address: `127.0.0.1:${port}`, max_length: 256 } },
-          sinks: { out: { type: 'http', inputs: ['in'], uri: server.url, encoding: { codec: 'ndjson' }, healthcheck: { enabled: false }, ...inOrder } },
-        },
-        catalog,
-      );
-      const topology = new Topology({ log: new LogRoot('error', { write() {} }), threads, workerEntry: pipelineWorkerEntry });
-      await topology.start(config);
-      await send(port, lines);
-      const expected = lines.filter((l) => l.length <= 256).length;
-      await until(() => topology.registry.sum('component_sent_events_total', { component_id: 'out' }) >= expected, 60_000, 'every event sent');
-      if (threads === 2) expect(topology.workerPool).to.not.equal(undefined);
-      await topology.stop(5000);
-      const totals: Record<string, number> = {};
-      for (const id of ['in', 'out']) for (const c of counters) totals[`${id} ${c}`] = topology.registry.sum(c, { component_id: id });
-      results.push({ records: stable(records(server)), totals });
-    }
-    expect(results[0]!.records.length).to.equal(lines.filter((l) => l.length <= 256).length);
-    expect(results[1]!.records).to.deep.equal(results[0]!.records);
-    expect(results[1]!.totals).to.deep.equal(results[0]!.totals);
-    // the long lines were discarded by the framing limit in both
-    expect(results[0]!.totals['in component_errors_total']).to.equal(lines.filter((l) => l.length > 256).length).and.to.be.greaterThan(0);
-  });
+  const lineLimits = [
+    { how: 'max_length', options: { max_length: 256 } },
+    { how: 'framing.newline_delimited.max_length', options: { framing: { method: 'newline_delimited', newline_delimited: { max_length: 256 } } } },
+  ];
+  for (const limit of lineLimits) {
+    it(`socket -> http without transforms (lines written straight into records) records what --threads 1 records; lines past ${limit.how} discarded`, async () => {
+      const kinds = ['plain line %', 'a "quoted" %', 'back\\slash %', 'tab\t%', 'ünïcödé %', 'emoji 🚀 %', '', 'x'.repeat(300), '<%> ~ \x7f'];
+      const lines = Array.from({ length: 3_000 }, (_, i) => kinds[i % kinds.length]!.replace('%', String(i)));
+      const counters = ['component_received_events_total', 'component_sent_events_total', 'component_received_event_bytes_total', 'component_sent_event_bytes_total', 'component_errors_total'];
+      const results: { records: unknown[]; totals: Record<string, number> }[] = [];
+      for (const threads of [1, 2]) {
+        server.requests.length = 0;
+        const port = await freePort();
+        const config = configFromObject(
+          {
+            sources: { in: { type: 'socket', mode: 'tcp', address: `127.0.0.1:${port}`, ...limit.options } },
+            sinks: { out: { type: 'http', inputs: ['in'], uri: server.url, encoding: { codec: 'ndjson' }, healthcheck: { enabled: false }, ...inOrder } },
+          },
+          catalog,
+        );
+        const topology = new Topology({ log: new LogRoot('error', { write() {} }), threads, workerEntry: pipelineWorkerEntry });
+        await topology.start(config);
+        await send(port, lines);
+        const expected = lines.filter((l) => l.length <= 256).length;
+        await until(() => topology.registry.sum('component_sent_events_total', { component_id: 'out' }) >= expected, 60_000, 'every event sent');
+        if (threads === 2) expect(topology.workerPool).to.not.equal(undefined);
+        await topology.stop(5000);
+        const totals: Record<string, number> = {};
+        for (const id of ['in', 'out']) for (const c of counters) totals[`${id} ${c}`] = topology.registry.sum(c, { component_id: id });
+        results.push({ records: stable(records(server)), totals });
+      }
+      expect(results[0]!.records.length).to.equal(lines.filter((l) => l.length <= 256).length);
+      expect(results[1]!.records).to.deep.equal(results[0]!.records);
+      expect(results[1]!.totals).to.deep.equal(results[0]!.totals);
+      // the long lines were discarded by the framing limit in both
+      expect(results[0]!.totals['in component_errors_total']).to.equal(lines.filter((l) => l.length > 256).length).and.to.be.greaterThan(0);
+    });
+  }
 
   it('loses nothing and reorders nothing when a worker dies mid-stream: its pieces are sent again', async () => {
     const { topology, port } = await pipeline(2, server, { ...inOrder, batch: { max_events: 100 } });
