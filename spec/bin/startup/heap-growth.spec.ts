@@ -8,7 +8,11 @@
  */
 import { execFile } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
 import { expect } from 'chai';
+import { youngGenerationTarget } from '../../../bin/startup/young-generation.js';
+import { repoRoot } from '../../helpers/weir-process.js';
 
 const module = fileURLToPath(new URL('../../../bin/startup/heap-growth.ts', import.meta.url));
 const young = fileURLToPath(new URL('../../../bin/startup/young-generation.ts', import.meta.url));
@@ -115,6 +119,26 @@ describe('bin/startup/heap-growth', () => {
     const [grown, after] = (await runLines(youngWorkload(true, 0, before, oneTurnSurvivors), ['--expose-gc'])).map(Number);
     expect(grown).to.be.at.least(1);
     expect(after).to.equal(grown);
+  });
+
+  it('bounds the young generation of the CLI from its first module on (bin/weir loads the module before the CLI graph)', async () => {
+    // parsing the CLI's module graph happens before any of its modules runs: a probe loaded first records the largest young generation
+    if (!existsSync(join(repoRoot, 'dist/bin/weir.js'))) throw new Error('dist/bin/weir.js is missing: run npm run build');
+    const probe = `
+import { getHeapSpaceStatistics } from 'node:v8';
+import { PerformanceObserver } from 'node:perf_hooks';
+const young = () => getHeapSpaceStatistics().find((s) => s.space_name === 'new_space').space_size;
+let most = 0;
+new PerformanceObserver(() => (most = Math.max(most, young()))).observe({ entryTypes: ['gc'] });
+process.on('exit', () => process.stderr.write('young ' + Math.max(most, young()) + '\\n'));`;
+    const stderr = await new Promise<string>((resolve, reject) =>
+      execFile(process.execPath, ['--import', `data:text/javascript,${encodeURIComponent(probe)}`, join(repoRoot, 'bin/weir'), 'validate', '--config', join(repoRoot, 'config/default.toml')], (err, _out, errOut) =>
+        err ? reject(err) : resolve(errOut),
+      ),
+    );
+    const most = Number(/young (\d+)/.exec(stderr)?.[1]);
+    // validate runs no pipeline: the bound is the one the process starts with
+    expect(most).to.be.above(0).and.at.most(youngGenerationTarget());
   });
 
   it('keeps the peak heap of a promoting workload near its live size', async () => {
