@@ -17,8 +17,9 @@ import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { freePort, lineSplitter, listening, peakRssMiB, whenDone } from './harness.js';
 
-const [role = '', linesArg = '0', aggPortArg = '0'] = process.argv.slice(2);
+const [role = '', linesArg = '0', aggPortArg = '0', threadsArg = '1'] = process.argv.slice(2);
 const lines = Number(linesArg);
+const threads = Number(threadsArg);
 let t0 = 0;
 let cpu0: NodeJS.CpuUsage = { user: 0, system: 0 };
 
@@ -37,14 +38,17 @@ const start = () => {
 };
 
 async function weir(sources: Record<string, unknown>, sinks: Record<string, unknown>) {
-  const { catalog } = await import('../../connectors/index.js');
+  const { catalog, pipelineWorkerEntry } = await import('../../connectors/index.js');
   const { configFromObject } = await import('../../lib/config/load.js');
   const { LogRoot } = await import('../../lib/log.js');
   const { Topology } = await import('../../lib/topology/topology.js');
   const dir = mkdtempSync(join(tmpdir(), `weir-bench-${role}-`));
   process.on('exit', () => rmSync(dir, { recursive: true, force: true }));
-  const topo = new Topology({ log: new LogRoot('warn') });
+  const { sizeYoungGeneration } = await import('../../bin/startup/young-generation.js');
+  const topo = new Topology({ log: new LogRoot('warn'), threads, workerEntry: pipelineWorkerEntry });
   await topo.start(configFromObject({ data_dir: dir, sources, sinks }, catalog));
+  // as the CLI: the young generation's bound follows whether a segment runs in workers
+  sizeYoungGeneration(topo.threadedSegments);
   return topo;
 }
 
