@@ -53,7 +53,7 @@ export interface Connection {
  */
 export function streamConnections(ctx: SourceContext, opts: StreamListenerOptions): Observable<Connection> {
   return new Observable<Connection>((subscriber) => {
-    const gated = pauseWhileClosed(ctx.out);
+    const gated = pauseWhileClosed(ctx.out, ctx.scheduler);
     const slots = new Set<Socket>(); // accepted sockets holding a slot (TLS: the raw TCP socket)
     const connections = new Set<Socket>(); // ready to read: the raw socket, or its TLSSocket
     const waitingForSlot: Socket[] = [];

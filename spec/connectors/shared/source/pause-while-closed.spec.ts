@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import { PassThrough } from 'node:stream';
 import { type Observable, defer, finalize, map } from 'rxjs';
 import { TestScheduler } from 'rxjs/testing';
-import { pauseWhileClosed } from '../../../../connectors/shared/source/pause-while-closed.js';
+import { RESUME_PER_TURN, pauseWhileClosed } from '../../../../connectors/shared/source/pause-while-closed.js';
 import { type Gate, GateController } from '../../../../lib/gate.js';
 
 /** A gate whose `open$` subscriptions are counted: how many were taken, how many are live. */
@@ -116,5 +116,54 @@ describe('pauseWhileClosed', () => {
     }
     expect(counts.taken).to.equal(3);
     expect(counts.live).to.equal(0);
+  });
+
+  describe('many streams: resumed in rounds, longest-paused first', () => {
+    /** `n` paused readables on a closed gate, paused in index order; the virtual clock paces the rounds. */
+    function pausedStreams(n: number) {
+      const { ctl, gate } = countedGate();
+      const clock = new TestScheduler(() => undefined);
+      const gated = pauseWhileClosed(gate, clock);
+      const streams = Array.from({ length: n }, () => new PassThrough().resume());
+      ctl.close();
+      for (const s of streams) gated.pauseIfClosed(s);
+      const running = () => streams.flatMap((s, i) => (s.isPaused() ? [] : [i]));
+      return { ctl, clock, gated, streams, running };
+    }
+
+    it(`an opening resumes ${RESUME_PER_TURN}, the next turns the next ones while the gate stays open`, () => {
+      const n = 2 * RESUME_PER_TURN + 6;
+      const { ctl, clock, running } = pausedStreams(n);
+      ctl.open();
+      expect(running()).to.deep.equal([...Array(RESUME_PER_TURN).keys()]);
+      clock.flush();
+      // every turn a round, until none is left
+      expect(running()).to.deep.equal([...Array(n).keys()]);
+    });
+
+    it('a gate closed again before the next round keeps the rest paused until it opens', () => {
+      const n = 2 * RESUME_PER_TURN;
+      const { ctl, clock, gated, streams, running } = pausedStreams(n);
+      ctl.open();
+      // the first round's reads close the gate; those streams pause again, behind the ones still waiting
+      ctl.close();
+      for (const s of streams.slice(0, RESUME_PER_TURN)) gated.pauseIfClosed(s);
+      clock.flush();
+      expect(running()).to.deep.equal([]);
+      ctl.open();
+      // the ones that waited longest come first
+      expect(running()).to.deep.equal([...Array(RESUME_PER_TURN).keys()].map((i) => i + RESUME_PER_TURN));
+      clock.flush();
+      expect(running()).to.deep.equal([...Array(n).keys()]);
+    });
+
+    it('forgets a closed stream waiting for its round', () => {
+      const n = RESUME_PER_TURN + 1;
+      const { ctl, clock, gated, streams, running } = pausedStreams(n);
+      gated.forget(streams[n - 1]!);
+      ctl.open();
+      clock.flush();
+      expect(running()).to.deep.equal([...Array(RESUME_PER_TURN).keys()]);
+    });
   });
 });
