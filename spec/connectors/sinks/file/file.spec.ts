@@ -132,15 +132,16 @@ describe('file sink', () => {
     input.complete();
   });
 
-  it('a path that reaches 64 KiB is written at once; the others wait for the hold', async () => {
+  it('a path that reaches 4 KiB is written at the end of its batch, in one write; the others wait for the hold', async () => {
     const { input, ds } = held({ path: join(dir, '{{ p }}.log') });
-    // held size counts the encoded text, not the framing: 64 lines of 1,024 characters reach it
+    // held size counts the encoded text, not the framing: 4 lines of 1,024 characters reach it; a
+    // batch of four times that is still written in one write, at the end of the batch
     const big = 'x'.repeat(1024);
-    const many = Array.from({ length: WRITE_AT_BYTES / 1024 }, () => log({ message: big, p: 'big' }));
+    const many = Array.from({ length: (4 * WRITE_AT_BYTES) / 1024 }, () => log({ message: big, p: 'big' }));
     input.next([...many, log({ message: 'small', p: 'small' })]);
     await until(() => ds.length === 1, 2000, 'write of the full path');
     expect(ds[0]!.events).to.have.length(many.length);
-    expect(readFileSync(join(dir, 'big.log')).length).to.equal(64 * 1025);
+    expect(readFileSync(join(dir, 'big.log')).length).to.equal(many.length * 1025);
     expect(existsSync(join(dir, 'small.log'))).to.equal(false);
     input.complete();
     await until(() => ds.length === 2, 2000, 'write at the end');
@@ -149,17 +150,19 @@ describe('file sink', () => {
 
   it('everything held is written once the total reaches 8 MiB (memory stays bounded)', async () => {
     const { input, ds } = held({ path: join(dir, '{{ p }}.log') });
-    // 200 paths of 41 lines of 1 KiB: each path under 64 KiB, the 41st batch takes the total past 8 MiB
+    // 2,800 paths of 3 lines of 1 KiB: each path under 4 KiB, the third batch takes the total past 8 MiB
     const line = 'y'.repeat(1024);
-    const batches = Array.from({ length: 41 }, () => Array.from({ length: 200 }, (_, p) => log({ message: line, p: String(p) })));
-    for (const b of batches.slice(0, -1)) input.next(b);
+    const batches = Array.from({ length: 3 }, () => Array.from({ length: 2800 }, (_, p) => log({ message: line, p: String(p) })));
+    input.next(batches[0]!);
+    input.next(batches[1]!);
     await new Promise((r) => setImmediate(r));
     expect(ds).to.deep.equal([]);
-    input.next(batches.at(-1)!);
-    await until(() => ds.length === 1, 5000, 'write of everything held');
-    expect(ds[0]!.events).to.have.length(41 * 200);
-    expect(40 * 200 * 1024).to.be.below(HELD_MAX_BYTES);
-    expect(readFileSync(join(dir, '7.log')).length).to.equal(41 * 1025);
+    input.next(batches[2]!);
+    await until(() => ds.length === 1, 10_000, 'write of everything held');
+    expect(ds[0]!.events).to.have.length(3 * 2800);
+    expect(2 * 2800 * 1024).to.be.below(HELD_MAX_BYTES);
+    expect(3 * 1024).to.be.below(WRITE_AT_BYTES);
+    expect(readFileSync(join(dir, '7.log')).length).to.equal(3 * 1025);
     input.complete();
   });
 
