@@ -15,14 +15,15 @@
  * events, every event would pay one. So writes gather across batches per path, and the small ones
  * are plain `write(2)` calls on the event loop: appending a few KiB to the page cache takes a few
  * microseconds (a file system that blocks, as NFS can, blocks the loop for that long). Writes of
- * more than {@link SYNC_WRITE_MAX} go through the thread pool.
+ * more than {@link SYNC_WRITE_MAX}, every write to a FIFO or device (which may wait for its reader)
+ * and every open go through the thread pool.
  */
-import { close as closeCb, openSync, write as writeCb, writeSync } from 'node:fs';
+import { close as closeCb, fstat as fstatCb, open as openCb, write as writeCb, writeSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { promisify } from 'node:util';
 import { type OperatorFunction, type Subscription, firstValueFrom, timer } from 'rxjs';
 import { createBatchEncoder } from '../../../lib/codecs/index.js';
-import { serialWriter } from '../../shared/stream-writer.js';
+import { reportEncodeFailures, serialWriter } from '../../shared/stream-writer.js';
 import { SinkEvents } from '../../shared/sink-events.js';
 import type { SinkContext } from '../../../lib/component.js';
 import { type Delivery, type Event, type EventBatch, spend } from '../../../lib/event.js';
@@ -35,6 +36,8 @@ import { type HeldData, HeldWrites } from './held.js';
 import { makeDir } from './make-dir.js';
 import { isOutOfDescriptors, isTransientWriteError } from './write-errors.js';
 
+const openFd = promisify(openCb);
+const fstatFd = promisify(fstatCb);
 const closeFd = promisify(closeCb);
 const writeFd = promisify(writeCb);
 
@@ -53,6 +56,8 @@ const SYNC_WRITE_MAX = 256 * 1024;
 
 interface OpenFile {
   readonly fd: number;
+  /** A regular file: small writes may be synchronous. A FIFO or device may block, so never. */
+  readonly regular: boolean;
   lastWriteMs: number;
 }
 
@@ -76,17 +81,21 @@ export function buildFileSink(config: FileSinkConfig, ctx: SinkContext): Operato
     return p;
   };
 
-  /** Opens `path` for appending, creating its folders when missing. */
+  /** Opens `path` for appending, creating its folders when missing (on the thread pool: a FIFO's open waits for its reader). */
   const openFile = async (path: string): Promise<OpenFile> => {
     let fd: number;
     try {
-      fd = openSync(path, 'a');
+      fd = await openFd(path, 'a');
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
       await makeDir(dirname(path));
-      fd = openSync(path, 'a');
+      fd = await openFd(path, 'a');
     }
-    const f = { fd, lastWriteMs: 0 };
+    const regular = await fstatFd(fd).then(
+      (st) => st.isFile(),
+      () => false,
+    );
+    const f = { fd, regular, lastWriteMs: 0 };
     files.set(path, f);
     openFiles.set(files.size);
     scheduleIdleCheck();
@@ -119,7 +128,7 @@ export function buildFileSink(config: FileSinkConfig, ctx: SinkContext): Operato
     for (let attempt = 1; ; attempt++) {
       try {
         const f = files.get(path) ?? (await openFile(path));
-        if (data.length - written <= SYNC_WRITE_MAX) while (written < data.length) written += writeSync(f.fd, data, written);
+        if (f.regular && data.length - written <= SYNC_WRITE_MAX) while (written < data.length) written += writeSync(f.fd, data, written);
         else while (written < data.length) written += (await writeFd(f.fd, data, written)).bytesWritten;
         f.lastWriteMs = ctx.scheduler.now();
         return;
@@ -192,7 +201,7 @@ export function buildFileSink(config: FileSinkConfig, ctx: SinkContext): Operato
       if (h.size >= WRITE_AT_BYTES && h.size - piece.length < WRITE_AT_BYTES) full.push(path);
     }
     if (unrendered.length > 0) sinkEvents.templateFailed(new Error(`path template ${JSON.stringify(template.text)}: missing ${template.missingFields(unrendered[0]!).join(', ')}`), unrendered.length);
-    if (failed.length > 0) sinkEvents.encodeFailed(new Error(reason ?? 'unknown'), failed.length);
+    reportEncodeFailures(sinkEvents, failed, reason);
     const out = full.length > 0 ? await writeTaken(full.map((path) => [path, held.take(path)!])) : [];
     if (held.size >= HELD_MAX_BYTES) for (const d of await writeTaken(held.takeAll())) out.push(d);
     const rejected = unrendered.concat(failed);

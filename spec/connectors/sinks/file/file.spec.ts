@@ -1,5 +1,6 @@
 import { expect } from 'chai';
-import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { createReadStream, existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
@@ -179,6 +180,25 @@ describe('file sink', () => {
       ['rejected', [bad.meta]],
     ]);
     expect(ctx.metric('component_errors_total', { error_type: 'writer_failed' })).to.equal(1);
+    input.complete();
+  });
+
+  it('a FIFO waiting for its reader does not block the event loop: written once the reader comes', async () => {
+    const fifo = join(dir, 'pipe');
+    execFileSync('mkfifo', [fifo]);
+    const { input, ds, runTo } = held({ path: join(dir, '{{ p }}') });
+    const toPipe = log({ message: 'through the pipe', p: 'pipe' });
+    const toFile = log({ message: 'to the file', p: 'file' });
+    input.next([toPipe, toFile]);
+    await runTo(HOLD_MS);
+    // a synchronous open would wait for the reader on the event loop, so the reader below could never open
+    await new Promise((r) => setTimeout(r, 50));
+    expect(ds).to.deep.equal([]);
+    const read = new Promise<string>((resolve) => createReadStream(fifo, { encoding: 'utf8' }).on('data', (d) => resolve(d.toString())));
+    expect(await read).to.equal('through the pipe\n');
+    await until(() => ds.length === 1, 2000, 'delivery');
+    expect(metas(ds[0]!.events)).to.deep.equal([toPipe.meta, toFile.meta]);
+    expect(readFileSync(join(dir, 'file'), 'utf8')).to.equal('to the file\n');
     input.complete();
   });
 
