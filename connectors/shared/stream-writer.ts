@@ -2,11 +2,13 @@
  * The skeleton of the stream sinks (console, file, socket): batches are written one after the
  * other, each reported as {@link Delivery} once its write finished; the sink's demand gate closes
  * while `maxQueued` batches wait (so events wait in the edge buffer, not here); on completion of
- * the input the sink flushes, then completes.
+ * the input the sink flushes, then completes. A sink may hold encoded data back across
+ * batches (`held`): it is written by a timer on the sink's scheduler, or at the end, and its events
+ * are reported then.
  */
 import { once } from 'node:events';
 import type { Writable } from 'node:stream';
-import { Observable, type OperatorFunction } from 'rxjs';
+import { Observable, type OperatorFunction, type Subscription } from 'rxjs';
 import type { SinkContext } from '../../lib/component.js';
 import type { Delivery, Event, EventBatch } from '../../lib/event.js';
 import type { EncodedBatch } from '../../lib/codecs/batch.js';
@@ -22,6 +24,18 @@ export interface SerialWriterOptions {
   dispose?(): void;
   /** Batches accepted before the demand gate closes. */
   maxQueued?: number;
+  /** Data a write held back instead of writing it (see {@link HeldOptions}). */
+  held?: HeldOptions;
+}
+
+/** How a sink that holds data back across batches has it written. */
+export interface HeldOptions {
+  /** Milliseconds from a write that left data held to the write of everything held. */
+  readonly afterMs: number;
+  /** True while some data is held. */
+  holds(): boolean;
+  /** Writes everything held; resolves with its deliveries (never rejects: failures are deliveries). */
+  writeHeld(): Promise<readonly Delivery[]>;
 }
 
 /** Sequential batch writer as a sink operator. */
@@ -32,6 +46,27 @@ export function serialWriter(ctx: SinkContext, opts: SerialWriterOptions): Opera
       let chain: Promise<unknown> = Promise.resolve();
       let queued = 0;
       let finished = false;
+      let ending = false;
+      let heldTimer: Subscription | undefined;
+      const emit = (deliveries: readonly Delivery[]) => {
+        for (const d of deliveries) subscriber.next(d);
+      };
+      const held = opts.held;
+      // one timer at a time: data held after a write waits at most `afterMs`, then goes behind the queued writes
+      const armHeld = () => {
+        if (!held || ending || heldTimer || !held.holds()) return;
+        heldTimer = ctx.scheduler.schedule(() => {
+          heldTimer = undefined;
+          chain = chain.then(() => held.writeHeld()).then(
+            (deliveries) => {
+              emit(deliveries);
+              armHeld();
+            },
+            // never ends the chain: the batches queued behind still get written
+            (err: unknown) => ctx.log.error('Writing held data failed.', { error: (err as Error).message }),
+          );
+        }, held.afterMs);
+      };
       // a write that fails unexpectedly ends its own events `errored` (reported, counted), never the sink
       const writeOrFail = (batch: EventBatch): Promise<readonly Delivery[]> =>
         opts.write(batch).catch((err: unknown) => {
@@ -44,7 +79,8 @@ export function serialWriter(ctx: SinkContext, opts: SerialWriterOptions): Opera
           chain = chain
             .then(() => writeOrFail(batch))
             .then((deliveries) => {
-              for (const d of deliveries) subscriber.next(d);
+              emit(deliveries);
+              armHeld();
             })
             .finally(() => {
               if (--queued < maxQueued) ctx.demand.open();
@@ -52,7 +88,10 @@ export function serialWriter(ctx: SinkContext, opts: SerialWriterOptions): Opera
         },
         error: (err) => subscriber.error(err),
         complete() {
+          ending = true;
+          heldTimer?.unsubscribe();
           chain = chain
+            .then(async () => emit((await held?.writeHeld()) ?? []))
             .then(() => opts.flush?.())
             .then(
               () => {
@@ -64,6 +103,7 @@ export function serialWriter(ctx: SinkContext, opts: SerialWriterOptions): Opera
         },
       });
       return () => {
+        heldTimer?.unsubscribe();
         upstream.unsubscribe();
         ctx.demand.open();
         if (!finished) opts.dispose?.();

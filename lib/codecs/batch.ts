@@ -23,6 +23,13 @@ export interface BatchEncoder {
   readonly serializer: Serializer;
   readonly framer: Framer;
   encode(events: readonly Event[]): EncodedBatch;
+  /**
+   * One event before framing, for a sink that gathers events over several batches: its text (text
+   * codecs) or its framed payload (binary codecs). Throws when the event cannot be encoded.
+   */
+  piece(event: Event): string | Buffer;
+  /** Framed bytes of pieces from {@link piece}, in order. */
+  join(pieces: readonly (string | Buffer)[]): Buffer;
   /** Each event framed on its own (datagram sinks), in a buffer of its own; failures as in {@link encode}. */
   encodeEach(events: readonly Event[]): { frames: Buffer[]; encoded: Event[]; failed: Event[]; reason: string | undefined };
 }
@@ -64,6 +71,9 @@ export function createBatchEncoder(encoding: EncodingConfig, framing: FramingCon
       }
       return { bytes: payloads ? Buffer.concat(payloads) : framer.frameTexts(texts, scratch), encoded, failed, reason };
     },
+    piece: (e) => (isBinary ? framer.frame(serializer.serialize(e)) : serializer.serializeText(e)),
+    // pieces of one encoder are all texts or all buffers
+    join: (pieces) => (isBinary ? Buffer.concat(pieces as Buffer[]) : framer.frameTexts(pieces as string[])),
     encodeEach(events) {
       const frames: Buffer[] = [];
       const encoded: Event[] = [];

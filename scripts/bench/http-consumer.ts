@@ -1,7 +1,9 @@
 /**
  * Minimal HTTP consumer for the http-sink benchmarks: accepts POSTed NDJSON (or JSON arrays),
  * counts events, answers 200. Run alone it prints `{"port":N}` on stdout; GET /stats returns
- * the counters. Also importable (`startConsumer`) for in-process use.
+ * the counters. Also importable (`startConsumer`) for in-process use. A request whose path has
+ * `?delay_ms=N` is answered N ms after its body arrived, so that its events wait in the sender's
+ * flight; GET /stats/peak returns the most events waiting for an answer at once since the last call.
  */
 import { type Server, createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -29,12 +31,21 @@ function countEvents(body: Buffer, contentType: string | undefined): number {
 /** Starts the consumer on 127.0.0.1 (port 0 = any). */
 export async function startConsumer(port = 0): Promise<{ server: Server; port: number; stats: ConsumerStats }> {
   const stats: ConsumerStats = { events: 0, requests: 0, bytes: 0, firstAt: 0, lastAt: 0 };
+  let waiting = 0;
+  let waitingPeak = 0;
   const server = createServer((req, res) => {
     if (req.method === 'GET' && req.url === '/stats') {
       res.writeHead(200, { 'content-type': 'application/json' });
       res.end(JSON.stringify(stats));
       return;
     }
+    if (req.method === 'GET' && req.url === '/stats/peak') {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ waitingPeak }));
+      waitingPeak = waiting;
+      return;
+    }
+    const delayMs = req.url?.includes('delay_ms=') ? Number(new URL(req.url, 'http://consumer').searchParams.get('delay_ms')) : 0;
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
@@ -45,9 +56,20 @@ export async function startConsumer(port = 0): Promise<{ server: Server; port: n
       if (stats.requests === 0) stats.firstAt = now;
       stats.lastAt = now;
       stats.requests++;
-      stats.events += countEvents(body, req.headers['content-type']);
-      res.writeHead(200);
-      res.end();
+      const events = countEvents(body, req.headers['content-type']);
+      stats.events += events;
+      if (delayMs <= 0) {
+        res.writeHead(200);
+        res.end();
+        return;
+      }
+      waiting += events;
+      waitingPeak = Math.max(waitingPeak, waiting);
+      setTimeout(() => {
+        waiting -= events;
+        res.writeHead(200);
+        res.end();
+      }, delayMs);
     });
   });
   server.keepAliveTimeout = 60_000;

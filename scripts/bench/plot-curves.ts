@@ -93,6 +93,7 @@ const X_LABELS: Record<string, string> = {
   connections: 'connections (socket -> http)',
   partitions: 'partitions of the file sink path (socket -> file)',
   size: 'event size, bytes (socket -> http)',
+  inflight: 'events in flight (socket -> http, delayed answers)',
 };
 
 const curvesFile = join(dir, 'cost-curves.json');
