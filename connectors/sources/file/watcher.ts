@@ -41,6 +41,8 @@ export class FileWatcher {
   /** Bytes read past the position handed out (see readChunk), starting at file offset {@link aheadAt}. */
   private ahead: Buffer | undefined = undefined;
   private aheadAt = 0;
+  /** Bytes the last {@link next} read from the file. */
+  private lastRead = 0;
 
   constructor(
     /** The path it was last found at. */
@@ -73,11 +75,8 @@ export class FileWatcher {
    * each discarded line once its end is seen. Throws on a read error.
    */
   read(maxBytes: number, onLine: LineSink, onTooLong: (bytes: number) => void): { result: ReadResult; bytes: number } {
-    const got = this.readChunk(maxBytes, this.readPos);
-    if (typeof got === 'string') return { result: got, bytes: 0 };
-    const n = got.length;
-    this.readPos += n;
-    const data = this.carry.length === 0 ? got : Buffer.concat([this.carry, got]);
+    const data = this.next(maxBytes);
+    if (typeof data === 'string') return { result: data, bytes: 0 };
     const base = this.committed;
     const d = this.delimiter;
     let from = 0;
@@ -92,7 +91,7 @@ export class FileWatcher {
       from = i + d.length;
     }
     this.keepRest(data, base, from);
-    return { result: 'data', bytes: n };
+    return { result: 'data', bytes: this.lastRead };
   }
 
   /**
@@ -102,11 +101,8 @@ export class FileWatcher {
    * a line held across reads past `max_line_bytes` is discarded here.
    */
   readRegion(maxBytes: number, onRegion: LineSink, onTooLong: (bytes: number) => void): { result: ReadResult; bytes: number } {
-    const got = this.readChunk(maxBytes, this.readPos);
-    if (typeof got === 'string') return { result: got, bytes: 0 };
-    const n = got.length;
-    this.readPos += n;
-    const data = this.carry.length === 0 ? got : Buffer.concat([this.carry, got]);
+    const data = this.next(maxBytes);
+    if (typeof data === 'string') return { result: data, bytes: 0 };
     const base = this.committed;
     const d = this.delimiter;
     let from = 0;
@@ -126,7 +122,16 @@ export class FileWatcher {
       }
     }
     this.keepRest(data, base, from);
-    return { result: 'data', bytes: n };
+    return { result: 'data', bytes: this.lastRead };
+  }
+
+  /** The next read (at most `maxBytes`) after the held incomplete line, from {@link committed} on; or why there is none. */
+  private next(maxBytes: number): Buffer | 'eof' | 'truncated' {
+    const got = this.readChunk(maxBytes, this.readPos);
+    if (typeof got === 'string') return got;
+    this.lastRead = got.length;
+    this.readPos += got.length;
+    return this.carry.length === 0 ? got : Buffer.concat([this.carry, got]);
   }
 
   /** Commits up to `from` (data starts at file byte `base`) and holds the rest: an incomplete line, or discards it once it is too long. */
