@@ -251,15 +251,18 @@ class FileServer {
         : (buf: Buffer, start: number, end: number, offset: number) => agg.push(decode(buf, start, end), offset, emit);
     const piece = this.pieces.get(w);
     // a piece holds contiguous lines: after a line discarded here the next lines start another
-    const onRegion = (buf: Buffer, start: number, end: number, offset: number) => {
-      if (piece!.bytes > 0 && offset !== piece!.end) this.emitBatch(w);
-      piece!.add(buf, start, end, offset);
-    };
+    const onRegion =
+      piece === undefined
+        ? undefined
+        : (buf: Buffer, start: number, end: number, offset: number) => {
+            if (piece.bytes > 0 && offset !== piece.end) this.emitBatch(w);
+            piece.add(buf, start, end, offset);
+          };
     const onTooLong = (bytes: number) => this.events.lineTooLong(w.path, bytes, this.config.max_line_bytes);
     let r: ReturnType<FileWatcher['read']>;
     try {
       // with a threaded segment the lines are cut in its workers: whole lines go there as read
-      r = piece !== undefined ? w.readRegion(this.config.max_read_bytes, onRegion, onTooLong) : w.read(this.config.max_read_bytes, onLine, onTooLong);
+      r = onRegion !== undefined ? w.readRegion(this.config.max_read_bytes, onRegion, onTooLong) : w.read(this.config.max_read_bytes, onLine, onTooLong);
     } catch (err) {
       this.events.fileFailed(w.path, 'reading', err as NodeJS.ErrnoException);
       // a gzip file that cannot be decompressed further is let go; lines read from it stand
@@ -279,7 +282,7 @@ class FileServer {
     } else if (!w.findable && ((r.result === 'eof' && w.atEnd) || now - w.lostAt > this.config.rotate_wait_secs * 1000)) {
       // missed by a discovery and read to its end since (or kept for rotate_wait_secs): let go,
       // with a last line its writer never finished
-      if (r.result === 'eof') w.flushHeld(piece !== undefined ? onRegion : onLine);
+      if (r.result === 'eof') w.flushHeld(onRegion ?? onLine);
       agg?.flush(emit);
       this.letGo(w, r.result === 'eof' ? 'read to its end after it was no longer found' : 'rotate_wait_secs elapsed');
     }
