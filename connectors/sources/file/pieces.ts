@@ -8,8 +8,12 @@ import type { ThreadedIntake } from '../../../lib/component.js';
 import type { FilePiece } from './decoder.js';
 import type { FileWatcher } from './watcher.js';
 
-/** Bytes of lines a piece collects before it is handed over (a slab of the segment takes twice that plus a read). */
-export const PIECE_BYTES = 64 * 1024;
+/**
+ * Bytes of lines a piece collects before it is handed over. Each piece with a worker holds its
+ * events and records there at once: 64 KiB pieces cost the process 3–5 MiB more peak RSS than 32 KiB
+ * ones (two workers, remap(parse_regex) -> http), with no throughput difference beyond the spread of runs.
+ */
+export const PIECE_BYTES = 32 * 1024;
 
 /** The lines of one file not handed over yet. */
 export class PieceBuilder {
