@@ -299,9 +299,11 @@ class FileServer {
 
   /** Emits a file's batch (an empty one still moves its position) and starts the next; or hands its lines to the segment. */
   private emitBatch(w: FileWatcher): void {
-    const piece = this.pieces.get(w);
-    // one read time for the lines of one pass, as on the main thread
-    if (piece !== undefined) return piece.send(this.threaded!, w, LOCAL_HOST, Math.floor(this.passAt), this.position(w), this.out.acknowledges);
+    if (this.threaded !== undefined) {
+      // one read time for the lines of one pass, as on the main thread; a file let go handed over its last piece then
+      this.pieces.get(w)?.send(this.threaded, w, LOCAL_HOST, Math.floor(this.passAt), this.position(w), this.out.acknowledges);
+      return;
+    }
     const batch = w.batch;
     w.batch = [];
     w.settlement.emit(batch, this.position(w));
