@@ -101,7 +101,7 @@ describe('file source in pipeline threads (docs/threads.md)', function () {
   });
 
   it('without transforms, records as with --threads 1 (lines copied as they are without offset_key); an unterminated last line goes out when its file is let go', async () => {
-    for (const source of [{}, { offset_key: 'offset' }]) {
+    for (const source of [{}, { offset_key: 'offset' }, { file_key: 'path', host_key: '', offset_key: 'at' }]) {
       const results: Record_[][] = [];
       for (const threads of [1, 2]) {
         server.requests.length = 0;
@@ -129,6 +129,9 @@ describe('file source in pipeline threads (docs/threads.md)', function () {
       }
       expect(results[0]!.length).to.equal(3001);
       expect(results[0]![3000]!.message).to.equal('the unterminated end');
+      // the field keys as configured ("" leaves the host out)
+      const keys = 'file_key' in source ? ['at', 'message', 'path', 'source_type'] : 'offset_key' in source ? ['file', 'host', 'message', 'offset', 'source_type'] : ['file', 'host', 'message', 'source_type'];
+      expect(Object.keys(results[1]![3000]!).sort()).to.deep.equal(keys);
       expect(results[1]).to.deep.equal(results[0]);
     }
   });
