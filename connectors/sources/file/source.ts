@@ -7,7 +7,9 @@
  * (the next pass starts on the next turn once it opens, where reading stopped). A file with more
  * to read is read again on the next turn; only a caught-up file waits (1 ms, doubling up to
  * {@link IDLE_POLL_MS}). Positions advance through one ordered settlement per file, so with acknowledgements
- * a checkpoint never passes a line a sink has not delivered.
+ * a checkpoint never passes a line a sink has not delivered. Heading a threaded segment
+ * (docs/threads.md), the source cuts each read at its last newline instead and hands each file's
+ * whole lines to the segment in pieces (pieces.ts), whose workers make the events (decoder.ts).
  */
 import { closeSync, fstatSync, openSync, readSync, unlinkSync } from 'node:fs';
 import { type Observable, type SchedulerLike, type Unsubscribable, asyncScheduler } from 'rxjs';
