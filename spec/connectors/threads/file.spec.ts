@@ -2,6 +2,7 @@ import { expect } from 'chai';
 import { appendFileSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { gzipSync } from 'node:zlib';
 import { catalog, pipelineWorkerEntry } from '../../../connectors/index.js';
 import { configFromObject } from '../../../lib/config/load.js';
 import { LogRoot } from '../../../lib/log.js';
@@ -134,6 +135,24 @@ describe('file source in pipeline threads (docs/threads.md)', function () {
       expect(Object.keys(results[1]![3000]!).sort()).to.deep.equal(keys);
       expect(results[1]).to.deep.equal(results[0]);
     }
+  });
+
+  it('reads gzip files as their content, offsets in decompressed bytes, as with --threads 1', async () => {
+    const lines = Array.from({ length: 20_000 }, (_, i) => `zipped line ${i} ${'q'.repeat(i % 150)}`);
+    writeFileSync(join(dirs.logs, 'old.log.gz'), gzipSync(`${lines.join('\n')}\n`));
+    const results: Record_[][] = [];
+    for (const threads of [1, 2]) {
+      server.requests.length = 0;
+      rmSync(dirs.data, { recursive: true, force: true });
+      const topology = await pipeline(threads, server, dirs, { include: [join(dirs.logs, '*.gz')] });
+      await until(() => topology.registry.sum('component_sent_events_total', { component_id: 'out' }) >= lines.length, 60_000, 'every line sent');
+      await topology.stop(5000);
+      results.push(records(server));
+    }
+    let offset = 0;
+    const want = lines.map((line) => [line, (offset += Buffer.byteLength(line) + 1) - Buffer.byteLength(line) - 1]);
+    expect(results[1]!.map((r) => [r.message, r.offset])).to.deep.equal(want);
+    expect(results[1]).to.deep.equal(results[0]);
   });
 
   it('with acknowledgements the checkpoint waits for delivery; a restart resumes there, no line lost or sent twice', async () => {
