@@ -49,11 +49,13 @@ export interface ThreadedIntake {
   /** A stream's connection: its reads are cut at newlines into pieces. */
   connection(peerHost: string | undefined, peerPort: number | undefined): { push(chunk: Buffer): void; end(): void };
   /**
-   * One message (a request body) handed over whole, with what the source's worker decoder reads
-   * of it (`meta`). Resolves once its events left the segment — with `acknowledge`, once they were
-   * delivered — or with the reason the source's decoder refused it (then no event was emitted).
+   * One message (a request body, whole lines of a file) handed over whole, as one buffer or the
+   * parts it was read in, with what the source's worker decoder reads of it (`meta`). Messages are
+   * released in the order they were handed over. Resolves once its events left the segment — with
+   * `acknowledge`, once they were delivered — or with the reason the source's decoder refused it
+   * (then no event was emitted).
    */
-  message(bytes: Buffer, meta: unknown, acknowledge: boolean): Promise<MessageOutcome>;
+  message(bytes: Buffer | readonly Buffer[], meta: unknown, acknowledge: boolean): Promise<MessageOutcome>;
 }
 
 /** How a message handed to a threaded segment ended. */

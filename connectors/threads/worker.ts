@@ -27,8 +27,12 @@ const TRANSFORMS: Record<string, () => Promise<TransformDef>> = {
   tokenizer: async () => (await import('../transforms/tokenizer/index.js')).tokenizerTransform as unknown as TransformDef,
 };
 
-/** A source's decoder in a worker; `begin` takes what a piece says of its input (peer, request). */
-type PieceDecoder = StreamDecoder & { begin(p: Piece): void };
+/**
+ * A source's decoder in a worker; `begin` takes what a piece says of its input (peer, request).
+ * `verbatim: false`: the events of one piece differ by more than their message, so lines are never
+ * copied into records as they are (verbatim.ts).
+ */
+type PieceDecoder = StreamDecoder & { begin(p: Piece): void; readonly verbatim?: boolean };
 
 /** The sources whose input a segment may decode, by type (each loaded on first use). */
 const SOURCES: Record<string, (options: unknown, ctx: ComponentContext) => Promise<PieceDecoder>> = {
@@ -47,6 +51,11 @@ const SOURCES: Record<string, (options: unknown, ctx: ComponentContext) => Promi
     const d = httpServerWorkerDecoder(options as Parameters<typeof httpServerWorkerDecoder>[0], ctx);
     const request = d.begin;
     return Object.assign(d, { begin: (p: Piece) => request(p.meta) });
+  },
+  file: async (options, ctx) => {
+    const { fileWorkerDecoder } = await import('../sources/file/decoder.js');
+    const d = fileWorkerDecoder(options as Parameters<typeof fileWorkerDecoder>[0], ctx);
+    return Object.assign(d, { begin: (p: Piece) => d.piece(p.meta) });
   },
 };
 
@@ -160,7 +169,7 @@ async function build(s: SegmentSetup): Promise<Segment> {
     sinkDiscarded: sinkCtx.telemetry.counter('component_discarded_events_total', { intentional: 'false' }),
     registry,
     lastValues: new Map(),
-    verbatim: s.transforms.length === 0 && decodesBytes(s.source.options),
+    verbatim: s.transforms.length === 0 && decoder.verbatim !== false && decodesBytes(s.source.options),
   };
 }
 

@@ -139,11 +139,14 @@ export class ThreadedSegment implements ThreadedIntake {
     };
   }
 
-  message(body: Buffer, meta: unknown, acknowledge: boolean): Promise<MessageOutcome> {
+  message(body: Buffer | readonly Buffer[], meta: unknown, acknowledge: boolean): Promise<MessageOutcome> {
     // one piece, whatever its size: its frames decode all or nothing, as the source answers for it whole
+    const parts = Buffer.isBuffer(body) ? [body] : body;
+    let bytes = 0;
+    for (const part of parts) bytes += part.length;
     return new Promise((resolve) => {
       this.messages.set(this.seq, { resolve, acknowledge });
-      this.send({ host: undefined, port: undefined, parts: [body], bytes: body.length, final: true, meta });
+      this.send({ host: undefined, port: undefined, parts, bytes, final: true, meta });
     });
   }
 

@@ -29,6 +29,7 @@ import { Topology } from '../../lib/topology/topology.js';
 import { LogRoot } from '../../lib/log.js';
 import { diskBufferPath } from '../../lib/buffer/index.js';
 import { sizeYoungGeneration } from '../../bin/startup/young-generation.js';
+import { COMMON_LOG, baselineRecord } from './corpus.js';
 import { freePort, lineSplitter, listening, startConsumer } from './harness.js';
 
 const [kind = 'baseline', linesArg = '0', threadsArg = '1'] = process.argv.slice(2);
@@ -99,20 +100,7 @@ function dirBytes(dir: string): number {
   return n;
 }
 
-/** The Apache common-log pattern, in the remap language's syntax and in JavaScript's. */
-const COMMON_LOG = String.raw`^(?P<host>\S+) (?P<ident>\S+) (?P<user>\S+) \[(?P<timestamp>[^\]]+)\] "(?P<method>\S+) (?P<path>\S+) (?P<protocol>[^"]+)" (?P<status>\d{3}) (?P<size>\d+|-)$`;
-const commonLog = new RegExp(COMMON_LOG.replaceAll('(?P<', '(?<'));
-
-/** The record bare Node builds for one line: the line and a timestamp, plus the regex's captures. */
-const recordOf =
-  kind === 'regex-baseline'
-    ? (line: string) => {
-        const rec: Record<string, string> = { message: line, timestamp: new Date().toISOString() };
-        const m = commonLog.exec(line);
-        if (m?.groups) for (const k in m.groups) rec[k] = m.groups[k]!;
-        return JSON.stringify(rec);
-      }
-    : (line: string) => JSON.stringify({ message: line, timestamp: new Date().toISOString() });
+const recordOf = baselineRecord(kind === 'regex-baseline');
 
 if (kind === 'http-baseline' || kind === 'regex-baseline') {
   const consumer = await startConsumer('http-consumer');

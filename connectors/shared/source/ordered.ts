@@ -52,6 +52,21 @@ export class OrderedSettlement<P> {
     });
   }
 
+  /**
+   * Tracks input whose events another part emits (a threaded segment, docs/threads.md): the
+   * position advances to `position` once the returned callback was called with `delivered` and
+   * every earlier entry settled so. Whether or not a sink acknowledges, it waits for that call.
+   * Not to be mixed with {@link emit} on one settlement: without acknowledgements emit advances at once.
+   */
+  expect(position: P): (status: DeliveryStatus) => void {
+    const entry: Entry<P> = { position, status: undefined };
+    this.queue.push(entry);
+    return (status) => {
+      entry.status = status;
+      this.settle();
+    };
+  }
+
   /** Walks the settled prefix once per settlement; saves only the furthest delivered position. */
   private settle(): void {
     let last: Entry<P> | undefined;

@@ -1,5 +1,5 @@
 /** Internal events of the `file` source: each logs and counts together, with Vector's metric names. */
-import type { SourceContext } from '../../../lib/component.js';
+import type { ComponentContext, SourceContext } from '../../../lib/component.js';
 import type { DeliveryStatus } from '../../../lib/event.js';
 
 /** Counters bound once per source. */
@@ -30,6 +30,22 @@ export interface FileEvents {
   checkpointHeld(path: string, status: DeliveryStatus): void;
 }
 
+/**
+ * Counts and logs a discarded over-long line; in a module without file system access, as pipeline
+ * workers discard the long lines of the pieces they cut (decoder.ts).
+ */
+export function lineTooLongReporter(ctx: ComponentContext): FileEvents['lineTooLong'] {
+  const t = ctx.telemetry;
+  const tooLong = t.counter('component_discarded_events_total', { intentional: 'false' });
+  const tooLongErrors = t.counter('component_errors_total', { error_type: 'condition_failed', stage: 'receiving' });
+  return (path, bytes, max) => {
+    tooLong.add(1);
+    tooLongErrors.add(1);
+    // the logger rate-limits repeats of one message
+    ctx.log.warn('Found line that exceeds max_line_bytes; discarding.', { file: path, bytes, max_line_bytes: max });
+  };
+}
+
 /** A per-file counter: tagged with the path under `internal_metrics.include_file_tag`, else one counter bound once. */
 type FileCounter = (path: string) => { add(n: number): void };
 
@@ -48,8 +64,7 @@ export function fileEvents(ctx: SourceContext, fileTag = false): FileEvents {
   const deleted = perFile('files_deleted_total');
   const deleteErrors = t.counter('component_errors_total', { error_type: 'deletion_failed', stage: 'receiving' });
   const checksumErrors = perFile('checksum_errors_total');
-  const tooLong = t.counter('component_discarded_events_total', { intentional: 'false' });
-  const tooLongErrors = t.counter('component_errors_total', { error_type: 'condition_failed', stage: 'receiving' });
+  const lineTooLong = lineTooLongReporter(ctx);
   const readErrors = t.counter('component_errors_total', { error_type: 'reader_failed', stage: 'receiving' });
   const fingerprintErrors = (path: string) =>
     t.counter('component_errors_total', { error_code: 'reading_fingerprint', error_type: 'reader_failed', stage: 'receiving', ...(fileTag ? { file: path } : {}) });
@@ -77,12 +92,7 @@ export function fileEvents(ctx: SourceContext, fileTag = false): FileEvents {
     fileTruncated(path, position) {
       ctx.log.info('File shrank below the read position (truncated).', { file: path, file_position: position });
     },
-    lineTooLong(path, bytes, max) {
-      tooLong.add(1);
-      tooLongErrors.add(1);
-      // the logger rate-limits repeats of one message
-      ctx.log.warn('Found line that exceeds max_line_bytes; discarding.', { file: path, bytes, max_line_bytes: max });
-    },
+    lineTooLong,
     fileFailed(path, stage, err) {
       readErrors.add(1);
       const key = `${stage}\0${path}`;

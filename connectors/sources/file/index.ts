@@ -1,6 +1,7 @@
 /** `file`: lines appended to local files, followed through rotation, with checkpoints. */
 import { defineSource } from '../../../lib/component.js';
 import { FileSourceConfig } from './config.js';
+import { fileWorkerDecoding } from './decoder.js';
 import { buildFileSource } from './source.js';
 
 export { FileSourceConfig } from './config.js';
@@ -12,5 +13,6 @@ export const fileSource = defineSource({
   summary: 'Read lines appended to local files matched by glob patterns, following rotation, with checkpoints so a restart resumes where it stopped.',
   schema: FileSourceConfig,
   acknowledges: true,
+  workerDecoding: fileWorkerDecoding,
   build: buildFileSource,
 });

@@ -7,14 +7,16 @@
  * (the next pass starts on the next turn once it opens, where reading stopped). A file with more
  * to read is read again on the next turn; only a caught-up file waits (1 ms, doubling up to
  * {@link IDLE_POLL_MS}). Positions advance through one ordered settlement per file, so with acknowledgements
- * a checkpoint never passes a line a sink has not delivered.
+ * a checkpoint never passes a line a sink has not delivered. Heading a threaded segment
+ * (docs/threads.md), the source cuts each read at its last newline instead and hands each file's
+ * whole lines to the segment in pieces (pieces.ts), whose workers make the events (decoder.ts).
  */
 import { closeSync, fstatSync, openSync, readSync, unlinkSync } from 'node:fs';
 import { type Observable, type SchedulerLike, type Unsubscribable, asyncScheduler } from 'rxjs';
-import type { SourceContext } from '../../../lib/component.js';
-import { type EventBatch, EventMetadata, LogEvent } from '../../../lib/event.js';
+import type { SourceContext, ThreadedIntake } from '../../../lib/component.js';
+import type { EventBatch, LogEvent } from '../../../lib/event.js';
 import { whenOpen } from '../../../lib/gate.js';
-import { type ObjectValue, Timestamp } from '../../../lib/value.js';
+import { Timestamp } from '../../../lib/value.js';
 import { OrderedSettlement, type SourceOutput, runSource } from '../../shared/source/index.js';
 import { LOCAL_HOST } from './host.js';
 import { type Charset, openCharset } from './charset.js';
@@ -24,7 +26,9 @@ import { type FileEvents, fileEvents } from './events.js';
 import { type FingerprintOptions, TOO_SHORT, fingerprint } from './fingerprint.js';
 import { type Glob, compileGlob, findFiles } from './glob.js';
 import { GzipWatcher, isGzip } from './gzip.js';
+import { type LineKeys, lineEvent, lineKeys } from './line-event.js';
 import { LineAggregator, type MessageSink, type MultilineRules, compileMultiline } from './multiline.js';
+import { PIECE_BYTES, PieceBuilder } from './pieces.js';
 import { FileWatcher } from './watcher.js';
 
 /** Longest pause between passes that found nothing to read, in milliseconds. */
@@ -60,8 +64,6 @@ function nextTurn(scheduler: SchedulerLike, fn: () => void): Unsubscribable {
   return { unsubscribe: () => clearImmediate(handle) };
 }
 
-const orNone = (key: string | undefined): string | undefined => (key === '' ? undefined : key);
-
 /**
  * ignore_checkpoints as Vector reconciles it with the deprecated start_at_beginning: true makes
  * it default to true; read_from always has its own value (default beginning), so it is unchanged.
@@ -96,23 +98,17 @@ interface Found {
   readonly gzip: boolean;
 }
 
-/** Where each event field goes. */
-interface Keys {
-  readonly message: string;
-  readonly timestamp: string;
-  readonly sourceType: string;
-  readonly host: string | undefined;
-  readonly file: string | undefined;
-  readonly offset: string | undefined;
-}
-
 /** One subscription's watched files, checkpoints and poll loop. */
 class FileServer {
   private readonly events: FileEvents;
   private readonly include: Glob[];
   private readonly exclude: Glob[];
   private readonly fp: FingerprintOptions;
-  private readonly keys: Keys;
+  private readonly keys: LineKeys;
+  /** Set when a threaded segment cuts the lines and makes the events (docs/threads.md). */
+  private readonly threaded: ThreadedIntake | undefined;
+  /** With {@link threaded}: each file's lines read in this pass, not handed over yet. */
+  private readonly pieces = new Map<FileWatcher, PieceBuilder>();
   private readonly checkpoints: Checkpoints;
   private readonly watchers = new Map<string, FileWatcher>();
   private readonly multiline: MultilineRules | undefined;
@@ -126,6 +122,8 @@ class FileServer {
   private readonly ignoreBeforeMs: number | undefined;
   private stopped = false;
   private readonly ignoreCheckpoints: boolean;
+  /** Scheduler time the current (or last) pass started: the read time of its lines. */
+  private passAt = 0;
   /** The pause after the last pass that found nothing (see pass). */
   private idleMs = IDLE_POLL_MS;
 
@@ -146,16 +144,8 @@ class FileServer {
       delimiter,
       maxBytes: (config.max_line_bytes + delimiter.length) * config.fingerprint.lines,
     };
-    const schema = ctx.globals.log_schema;
-    this.keys = {
-      message: schema.message_key,
-      timestamp: schema.timestamp_key,
-      sourceType: schema.source_type_key,
-      // as in Vector, an empty key leaves its field out
-      host: orNone(config.host_key ?? schema.host_key),
-      file: orNone(config.file_key),
-      offset: orNone(config.offset_key),
-    };
+    this.keys = lineKeys(config, ctx.globals.log_schema);
+    this.threaded = ctx.threaded;
     this.ignoreCheckpoints = ignoreCheckpoints(config, ctx);
     this.ignoreBeforeMs = config.ignore_older_secs !== undefined ? ctx.scheduler.now() - config.ignore_older_secs * 1000 : undefined;
     this.multiline = multilineRules(config, ctx);
@@ -205,6 +195,7 @@ class FileServer {
   private pass(): void {
     if (this.stopped) return;
     const now = this.ctx.scheduler.now();
+    this.passAt = now;
     if (now - this.lastGlobAt >= this.config.glob_minimum_cooldown_ms) {
       this.lastGlobAt = now;
       this.discover(now);
@@ -224,7 +215,7 @@ class FileServer {
       }
     }
     // the batches of files that still had data when the pass ended
-    for (const w of this.watchers.values()) if (w.batch.length > 0) this.emitBatch(w);
+    for (const w of this.watchers.values()) if (this.holdsLines(w)) this.emitBatch(w);
     if (now - this.lastCheckpointAt >= CHECKPOINT_INTERVAL_MS) {
       this.lastCheckpointAt = now;
       this.writeCheckpoints();
@@ -260,9 +251,20 @@ class FileServer {
       agg === undefined
         ? (buf: Buffer, start: number, end: number, offset: number) => emit(decode(buf, start, end), offset)
         : (buf: Buffer, start: number, end: number, offset: number) => agg.push(decode(buf, start, end), offset, emit);
+    const piece = this.pieces.get(w);
+    // a piece holds contiguous lines: after a line discarded here the next lines start another
+    const onRegion =
+      piece === undefined
+        ? undefined
+        : (buf: Buffer, start: number, end: number, offset: number) => {
+            if (piece.bytes > 0 && offset !== piece.end) this.emitBatch(w);
+            piece.add(buf, start, end, offset);
+          };
+    const onTooLong = (bytes: number) => this.events.lineTooLong(w.path, bytes, this.config.max_line_bytes);
     let r: ReturnType<FileWatcher['read']>;
     try {
-      r = w.read(this.config.max_read_bytes, onLine, (bytes) => this.events.lineTooLong(w.path, bytes, this.config.max_line_bytes));
+      // with a threaded segment the lines are cut in its workers: whole lines go there as read
+      r = onRegion !== undefined ? w.readRegion(this.config.max_read_bytes, onRegion, onTooLong) : w.read(this.config.max_read_bytes, onLine, onTooLong);
     } catch (err) {
       this.events.fileFailed(w.path, 'reading', err as NodeJS.ErrnoException);
       // a gzip file that cannot be decompressed further is let go; lines read from it stand
@@ -282,18 +284,28 @@ class FileServer {
     } else if (!w.findable && ((r.result === 'eof' && w.atEnd) || now - w.lostAt > this.config.rotate_wait_secs * 1000)) {
       // missed by a discovery and read to its end since (or kept for rotate_wait_secs): let go,
       // with a last line its writer never finished
-      if (r.result === 'eof') w.flushHeld(onLine);
+      if (r.result === 'eof') w.flushHeld(onRegion ?? onLine);
       agg?.flush(emit);
       this.letGo(w, r.result === 'eof' ? 'read to its end after it was no longer found' : 'rotate_wait_secs elapsed');
     }
     // a round that only advanced past a discarded line still moves the position (at the emission)
-    if (r.result !== 'data' || batch.length >= BATCH_EVENTS) this.emitBatch(w);
+    if (r.result !== 'data' || batch.length >= BATCH_EVENTS || (piece !== undefined && piece.bytes >= PIECE_BYTES)) this.emitBatch(w);
     if (r.result === 'eof' && w.atEnd && this.config.remove_after_secs !== undefined && this.watchers.get(w.fingerprint) === w) this.removeIfDone(w, now, this.config.remove_after_secs * 1000);
     return progress;
   }
 
-  /** Emits a file's batch (an empty one still moves its position) and starts the next. */
+  /** Whether a file has lines read and not emitted (or handed to the segment) yet. */
+  private holdsLines(w: FileWatcher): boolean {
+    return w.batch.length > 0 || (this.pieces.get(w)?.bytes ?? 0) > 0;
+  }
+
+  /** Emits a file's batch (an empty one still moves its position) and starts the next; or hands its lines to the segment. */
   private emitBatch(w: FileWatcher): void {
+    if (this.threaded !== undefined) {
+      // one read time for the lines of one pass, as on the main thread; a file let go handed over its last piece then
+      this.pieces.get(w)?.send(this.threaded, w, LOCAL_HOST, Math.floor(this.passAt), this.position(w), this.out.acknowledges);
+      return;
+    }
     const batch = w.batch;
     w.batch = [];
     w.settlement.emit(batch, this.position(w));
@@ -353,23 +365,16 @@ class FileServer {
   private letGo(w: FileWatcher, reason: string): void {
     if (this.watchers.get(w.fingerprint) !== w) return;
     // its lines read in this pass go out before it is forgotten
-    if (w.batch.length > 0) this.emitBatch(w);
+    if (this.holdsLines(w)) this.emitBatch(w);
     this.watchers.delete(w.fingerprint);
+    this.pieces.delete(w);
     w.agg?.close();
     w.close();
     this.events.fileUnwatched(w.path, reason);
   }
 
   private toEvent(path: string, message: string, offset: number, stamp: Timestamp): LogEvent {
-    const k = this.keys;
-    const fields: ObjectValue = {};
-    fields[k.message] = message;
-    if (k.file !== undefined) fields[k.file] = path;
-    if (k.host !== undefined) fields[k.host] = LOCAL_HOST;
-    if (k.offset !== undefined) fields[k.offset] = offset;
-    fields[k.sourceType] = 'file';
-    fields[k.timestamp] = stamp;
-    return new LogEvent(fields, new EventMetadata(this.ctx.id, 'file'));
+    return lineEvent(this.keys, this.ctx.id, path, LOCAL_HOST, message, offset, stamp);
   }
 
   /** Finds the matching files, identifies each, starts watching new ones and marks those missed. */
@@ -485,6 +490,7 @@ class FileServer {
     watcher.lastReadAt = now;
     if (this.multiline !== undefined) watcher.agg = new LineAggregator(this.multiline, this.config.max_line_bytes, this.ctx.scheduler, () => this.flushMessage(watcher));
     this.watchers.set(fp, watcher);
+    if (this.threaded !== undefined) this.pieces.set(watcher, new PieceBuilder());
     this.events.fileAdded(f.path, position, saved !== undefined && position === saved);
   }
 

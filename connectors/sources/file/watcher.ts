@@ -41,6 +41,8 @@ export class FileWatcher {
   /** Bytes read past the position handed out (see readChunk), starting at file offset {@link aheadAt}. */
   private ahead: Buffer | undefined = undefined;
   private aheadAt = 0;
+  /** Bytes the last {@link next} read from the file. */
+  private lastRead = 0;
 
   constructor(
     /** The path it was last found at. */
@@ -73,11 +75,8 @@ export class FileWatcher {
    * each discarded line once its end is seen. Throws on a read error.
    */
   read(maxBytes: number, onLine: LineSink, onTooLong: (bytes: number) => void): { result: ReadResult; bytes: number } {
-    const got = this.readChunk(maxBytes, this.readPos);
-    if (typeof got === 'string') return { result: got, bytes: 0 };
-    const n = got.length;
-    this.readPos += n;
-    const data = this.carry.length === 0 ? got : Buffer.concat([this.carry, got]);
+    const data = this.next(maxBytes);
+    if (typeof data === 'string') return { result: data, bytes: 0 };
     const base = this.committed;
     const d = this.delimiter;
     let from = 0;
@@ -91,6 +90,53 @@ export class FileWatcher {
       else onLine(data, from, i, base + from);
       from = i + d.length;
     }
+    this.keepRest(data, base, from);
+    return { result: 'data', bytes: this.lastRead };
+  }
+
+  /**
+   * As {@link read}, but the lines the read completes are handed out as one region, `buf[start, end)`
+   * from the start of the first to the end of the last delimiter, at file byte `offset`: for a
+   * pipeline worker to cut (docs/threads.md), which also discards the long lines among them. Only
+   * a line held across reads past `max_line_bytes` is discarded here.
+   */
+  readRegion(maxBytes: number, onRegion: LineSink, onTooLong: (bytes: number) => void): { result: ReadResult; bytes: number } {
+    const data = this.next(maxBytes);
+    if (typeof data === 'string') return { result: data, bytes: 0 };
+    const base = this.committed;
+    const d = this.delimiter;
+    let from = 0;
+    if (this.discarded >= 0) {
+      const i = data.indexOf(d);
+      if (i >= 0) {
+        onTooLong(this.discarded + i);
+        this.discarded = -1;
+        from = i + d.length;
+      }
+    }
+    if (this.discarded < 0) {
+      const last = data.lastIndexOf(d);
+      if (last >= from) {
+        onRegion(data, from, last + d.length, base + from);
+        from = last + d.length;
+      }
+    }
+    this.keepRest(data, base, from);
+    return { result: 'data', bytes: this.lastRead };
+  }
+
+  /** The next read (at most `maxBytes`) after the held incomplete line, from {@link committed} on; or why there is none. */
+  private next(maxBytes: number): Buffer | 'eof' | 'truncated' {
+    const got = this.readChunk(maxBytes, this.readPos);
+    if (typeof got === 'string') return got;
+    this.lastRead = got.length;
+    this.readPos += got.length;
+    return this.carry.length === 0 ? got : Buffer.concat([this.carry, got]);
+  }
+
+  /** Commits up to `from` (data starts at file byte `base`) and holds the rest: an incomplete line, or discards it once it is too long. */
+  private keepRest(data: Buffer, base: number, from: number): void {
+    const d = this.delimiter;
     this.committed = base + from;
     const rest = data.length - from;
     // a delimiter may straddle two reads: its first bytes stay in the carry
@@ -101,7 +147,6 @@ export class FileWatcher {
       this.committed += dropped;
       this.carry = Buffer.from(data.subarray(data.length - Math.min(rest, keep)));
     } else this.carry = rest === 0 ? Buffer.alloc(0) : Buffer.from(data.subarray(from));
-    return { result: 'data', bytes: n };
   }
 
   /** The held incomplete line, handed out as a line when the file is let go; none: nothing. */

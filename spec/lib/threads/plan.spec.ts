@@ -71,6 +71,20 @@ describe('threads: segment planner', () => {
     expect(Object.keys(workerOptions(g.nodes.get('in')!.config) as object).sort()).to.deep.equal(['decoding', 'host_key', 'path_key']);
   });
 
+  it('takes file with UTF-8 newline-ended lines, one event each, and gives a worker only its field keys and line limit', () => {
+    const FILE = { type: 'file', include: ['/tmp/weir-plan/*.log'] };
+    expect(plan(FILE, [{ type: 'remap', source: '.a = 1' }])).to.include({ source: 'in', sink: 'out' });
+    expect(plan({ ...FILE, encoding: { charset: 'utf8' } })).to.not.equal(undefined);
+    // held lines, their timeout, other charsets and delimiters stay on the main thread
+    expect(plan({ ...FILE, multiline: { start_pattern: '^x', condition_pattern: '^x', mode: 'halt_before', timeout_ms: 100 } })).to.equal(undefined);
+    expect(plan({ ...FILE, message_start_indicator: '^x' })).to.equal(undefined);
+    expect(plan({ ...FILE, encoding: { charset: 'utf-16le' } })).to.equal(undefined);
+    expect(plan({ ...FILE, encoding: { charset: 'windows-1252' } })).to.equal(undefined);
+    expect(plan({ ...FILE, line_delimiter: '\r\n' })).to.equal(undefined);
+    const g = chain({ ...FILE, offset_key: 'off', host_key: 'h', max_read_bytes: 8192, oldest_first: true }, []);
+    expect(workerOptions(g.nodes.get('in')!.config)).to.deep.equal({ file_key: 'file', host_key: 'h', offset_key: 'off', max_line_bytes: 102_400 });
+  });
+
   it('leaves other sources, transforms and sinks, rerouting remaps and disk buffers on the main thread', () => {
     expect(plan({ type: 'stdin' })).to.equal(undefined);
     expect(plan({ type: 'demo_logs', format: 'json' })).to.equal(undefined);

@@ -97,6 +97,27 @@ describe('source skeleton', () => {
         expect(held).to.have.length(1);
       }));
 
+    it('expect: input emitted elsewhere advances in order once settled, with or without acknowledgements; one not delivered holds', () => {
+      for (const acknowledgements of [false, true]) {
+        const { out, batches } = openOutput(testContext({ acknowledgements }));
+        const advanced: number[] = [];
+        const held: [DeliveryStatus, number][] = [];
+        const ordered = new OrderedSettlement<number>(out, (p) => advanced.push(p), (st, p) => held.push([st, p]));
+        const settled = [1, 2, 3, 4].map((p) => ordered.expect(p));
+        expect(ordered.pending).to.equal(4);
+        expect(batches).to.deep.equal([]);
+        settled[1]!('delivered');
+        expect(advanced).to.deep.equal([]);
+        settled[0]!('delivered');
+        expect(advanced).to.deep.equal([2]);
+        settled[3]!('delivered');
+        settled[2]!('errored');
+        expect(advanced).to.deep.equal([2]);
+        expect(held).to.deep.equal([['errored', 3]]);
+        expect(ordered.pending).to.equal(0);
+      }
+    });
+
     it('without acknowledgements a position advances right after its emission, events carry no notifier', () => {
       const trail: string[] = [];
       const ctx = testContext();
