@@ -5,6 +5,7 @@ export { type HoldWhileClosed, REQUEST_HOLD_TIMEOUT_MS, holdWhileClosed } from '
 export { type MessageDecoder, createMessageDecoder } from './message-decoder.js';
 export { OrderedSettlement } from './ordered.js';
 export { type Settled, type SettledPart, SourceOutput, type SourceOutputOptions, Unsettled } from './output.js';
+export { nextTurn } from './next-turn.js';
 export { type Pausable, type PauseWhileClosed, pauseWhileClosed } from './pause-while-closed.js';
 export { pullEvery } from './pull.js';
 export { type ScrapeResult, runScraper, scrapeHttp } from './scrape.js';

@@ -12,12 +12,12 @@
  * whole lines to the segment in pieces (pieces.ts), whose workers make the events (decoder.ts).
  */
 import { closeSync, fstatSync, openSync, readSync, unlinkSync } from 'node:fs';
-import { type Observable, type SchedulerLike, type Unsubscribable, asyncScheduler } from 'rxjs';
+import { type Observable, type Unsubscribable } from 'rxjs';
 import type { SourceContext, ThreadedIntake } from '../../../lib/component.js';
 import type { EventBatch, LogEvent } from '../../../lib/event.js';
 import { whenOpen } from '../../../lib/gate.js';
 import { Timestamp } from '../../../lib/value.js';
-import { OrderedSettlement, type SourceOutput, runSource } from '../../shared/source/index.js';
+import { OrderedSettlement, type SourceOutput, nextTurn, runSource } from '../../shared/source/index.js';
 import { LOCAL_HOST } from './host.js';
 import { type Charset, openCharset } from './charset.js';
 import { Checkpoints } from './checkpoints.js';
@@ -50,18 +50,6 @@ export function buildFileSource(config: FileSourceConfig, ctx: SourceContext): O
     server.start();
     return server;
   });
-}
-
-/**
- * Runs `fn` on the next turn of the event loop, after pending I/O. Under the real clock that is
- * setImmediate: the async scheduler's 0 ms is a timer of at least 1 ms, which paced every pass
- * after the output gate reopened and left the sink idle most of the time. Under a test's virtual
- * clock it is the scheduler's own 0 ms.
- */
-function nextTurn(scheduler: SchedulerLike, fn: () => void): Unsubscribable {
-  if (scheduler !== asyncScheduler) return scheduler.schedule(fn, 0);
-  const handle = setImmediate(fn);
-  return { unsubscribe: () => clearImmediate(handle) };
 }
 
 /**
