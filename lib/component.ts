@@ -6,7 +6,8 @@
  */
 import type { Observable, OperatorFunction, SchedulerLike } from 'rxjs';
 import type { GenericSchema, InferOutput } from 'valibot';
-import type { Delivery, DeliveryStatus, EventBatch, RoutedBatch } from './event.js';
+import type { Delivery, DeliveryStatus, Event, EventBatch, RoutedBatch } from './event.js';
+import type { Utf8Writer } from './codecs/json-bytes.js';
 import type { Gate, GateController } from './gate.js';
 import type { Logger } from './log.js';
 import type { ComponentTelemetry, MetricsRegistry } from './telemetry/registry.js';
@@ -97,6 +98,25 @@ interface BaseDef<S extends GenericSchema> {
 export interface WorkerOptions {
   /** The option names a worker receives (framing, codec and what they read); the others stay on the main thread. */
   readonly options: readonly string[];
+}
+
+/**
+ * A sink's encoder as a pipeline worker builds it from the options of {@link SinkDef.workerEncoding}:
+ * each event's record, and its partition key when the sink groups batches by one (the event's fields
+ * stay in the worker, so the key is rendered there).
+ */
+export interface WorkerSinkEncoder {
+  /** Writes the event's record as the sink would encode it (UTF-8, no framing); throws when the codec cannot. */
+  writeText(e: Event, w: Utf8Writer): void;
+  /** The one ASCII character the sink's body puts between two records; undefined: bodies are built from texts. */
+  readonly separator: string | undefined;
+  /** The event's partition key; throws a `TemplateError` where the sink's own rendering would. */
+  partition?(e: Event): string;
+  /**
+   * The key reads only the event's timestamp (or nothing): events stamped alike share it, so lines
+   * copied as they are into records (docs/threads.md) take the key of the piece's probe event.
+   */
+  readonly partitionByTimeOnly?: boolean;
 }
 
 /** How a source's byte stream is framed and decoded in a pipeline worker. */

@@ -97,6 +97,11 @@ const NO_FIELDS: ObjectValue = Object.freeze({}) as ObjectValue;
 export class EncodedLogEvent extends LogEvent {
   /** A partition key, when the sink sets one: an encoded event is its own encoded item. */
   key: string | undefined = undefined;
+  /**
+   * The sink's partition key as the worker rendered it from the event (the event's fields did not
+   * cross), or why it could not: the sink groups and refuses by it as by a key it rendered itself.
+   */
+  rendered: string | { readonly template: string; readonly reason: string } | undefined = undefined;
   constructor(
     meta: EventMetadata,
     /** The bytes of the worker's answer that hold this record (shared by the piece's records). */

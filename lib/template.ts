@@ -12,7 +12,7 @@ import { Timestamp, type Value, valueToString } from './value.js';
 export class TemplateError extends Error {
   constructor(
     readonly template: string,
-    reason: string,
+    readonly reason: string,
   ) {
     super(`invalid template "${template}": ${reason}`);
     this.name = 'TemplateError';

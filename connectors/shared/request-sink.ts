@@ -7,7 +7,7 @@
  */
 import { type Observable, type OperatorFunction, Subject, TimeoutError, catchError, concat, defer, filter, finalize, from, map, merge, mergeMap, of, tap, throwError, timeout } from 'rxjs';
 import type { SinkContext } from '../../lib/component.js';
-import type { Delivery, DeliveryStatus, Event, EventBatch } from '../../lib/event.js';
+import { type Delivery, type DeliveryStatus, type Event, type EventBatch, EncodedLogEvent } from '../../lib/event.js';
 import { TemplateError } from '../../lib/template.js';
 import { type BatchLimits, rebatch, rebatchBy } from '../../operators/batch-by.js';
 import { type ConcurrencyOptions, type Outcome, concurrencyController } from '../../operators/concurrency.js';
@@ -115,6 +115,17 @@ interface Result {
   readonly delivery?: Delivery;
   readonly pending?: Promise<Delivery>;
   readonly outcome: Outcome;
+}
+
+/**
+ * The partition key a pipeline worker rendered for an event it encoded (docs/threads.md), thrown as
+ * the sink's own rendering would throw when it failed; undefined: the sink renders it here.
+ */
+function renderedKey(e: Event): string | undefined {
+  if (!(e instanceof EncodedLogEvent)) return undefined;
+  const r = e.rendered;
+  if (typeof r === 'object') throw new TemplateError(r.template, r.reason);
+  return r;
 }
 
 /** The events of a batch whose request could not be built. */
@@ -301,7 +312,11 @@ export function requestSink<E extends Encoded, R extends SinkRequest, Res>(
   return (source) =>
     defer(() => {
       const rejected$ = new Subject<Delivery>();
-      const reject = (event: Event) => rejected$.next({ status: 'rejected', events: [event], bytes: 0 });
+      const reject = (event: Event) => {
+        // a worker's record refused here is read no more: its answer's memory may go back (docs/threads.md)
+        if (event instanceof EncodedLogEvent) event.records?.done(1);
+        rejected$.next({ status: 'rejected', events: [event], bytes: 0 });
+      };
       /** Encodes a batch once; an event that cannot be encoded, is too large or has no key is rejected alone. */
       const encodeBatch = (batch: EventBatch): E[] => {
         // events a worker encoded are their own items: while every item is its event, the batch is the result
@@ -336,7 +351,7 @@ export function requestSink<E extends Encoded, R extends SinkRequest, Res>(
         for (let i = 0; i < items.length; i++) {
           const item = items[i]!;
           try {
-            item.key = partition(item);
+            item.key = renderedKey(item.event) ?? partition(item);
             out?.push(item);
           } catch (err) {
             if (!(err instanceof TemplateError)) throw err;

@@ -22,6 +22,8 @@ export interface RecordTemplate {
   readonly after: Buffer;
   /** eventSize of an event decoded from a line, less the line's length. */
   readonly baseSize: number;
+  /** The probe event's partition key (a sink's key that reads no field a line sets), or the error rendering it threw. */
+  readonly key?: string | Error;
 }
 
 const scratch = new Utf8Writer(4096);
@@ -31,7 +33,7 @@ const probeEvents: Event[] = [];
  * The template of the records of the frames the decoder stamps now, or undefined when the
  * encoder does not write the message exactly once as it is (then every line takes the usual way).
  */
-export function recordTemplate(decoder: StreamDecoder, writeText: (e: Event, w: Utf8Writer) => void): RecordTemplate | undefined {
+export function recordTemplate(decoder: StreamDecoder, writeText: (e: Event, w: Utf8Writer) => void, partition?: (e: Event) => string): RecordTemplate | undefined {
   probeEvents.length = 0;
   const size = decoder.decode(PROBE, 0, PROBE.length, probeEvents);
   if (probeEvents.length !== 1) return undefined;
@@ -44,10 +46,19 @@ export function recordTemplate(decoder: StreamDecoder, writeText: (e: Event, w: 
   const record = scratch.buf.subarray(0, scratch.pos);
   const at = record.indexOf(PROBE);
   if (at < 0 || record.indexOf(PROBE, at + 1) >= 0) return undefined;
+  let key: string | Error | undefined;
+  if (partition !== undefined) {
+    try {
+      key = partition(probeEvents[0]!);
+    } catch (err) {
+      key = err as Error;
+    }
+  }
   return {
     before: Buffer.from(record.subarray(0, at)),
     after: Buffer.from(record.subarray(at + PROBE.length)),
     baseSize: size - PROBE.length,
+    key,
   };
 }
 

@@ -6,7 +6,7 @@
  */
 import { parentPort } from 'node:worker_threads';
 import { Subject } from 'rxjs';
-import type { ComponentContext, ComponentKind, TransformDef } from '../../lib/component.js';
+import type { ComponentContext, ComponentKind, TransformDef, WorkerSinkEncoder } from '../../lib/component.js';
 import { componentContext, sinkContext } from '../../lib/component-context.js';
 import { type Event, type EventBatch, type RoutedBatch, batchSize, eventSize, settleAll } from '../../lib/event.js';
 import { LogRoot } from '../../lib/log.js';
@@ -14,6 +14,8 @@ import { Utf8Writer, isVerbatimAscii } from '../../lib/codecs/json-bytes.js';
 import type { StreamDecoder } from '../../lib/codecs/index.js';
 import { type CounterDelta, type FromWorker, type Piece, type PieceResult, PieceRefused, type SegmentSetup, type ToWorker, failedResult } from '../../lib/threads/protocol.js';
 import { type Counter, MetricsRegistry, type Series } from '../../lib/telemetry/registry.js';
+import { TemplateError } from '../../lib/template.js';
+import type { GlobalOptions } from '../../lib/config/global.js';
 import { SinkEvents } from '../shared/sink-events.js';
 import { type RecordTemplate, recordTemplate, writeVerbatim } from './verbatim.js';
 
@@ -59,6 +61,13 @@ const SOURCES: Record<string, (options: unknown, ctx: ComponentContext) => Promi
   },
 };
 
+/** The sinks whose encoder a segment may run, by type (each loaded on first use). */
+const SINKS: Record<string, (options: unknown, globals: GlobalOptions) => Promise<WorkerSinkEncoder>> = {
+  http: async (options, globals) => (await import('../sinks/http/encoder.js')).createHttpEncoder(options as never, globals.log_schema),
+  cloudw_object_storage: async (options, globals) => (await import('../shared/object-storage/worker.js')).objectWorkerEncoder(options as never, globals),
+  cloudg_object_storage: async (options, globals) => (await import('../shared/object-storage/worker.js')).objectWorkerEncoder(options as never, globals),
+};
+
 /** One transform, run synchronously: a batch in, its default output's events out. */
 interface Stage {
   readonly input: Subject<EventBatch>;
@@ -76,6 +85,8 @@ interface Segment {
   readonly sent: readonly { events: Counter; bytes: Counter }[];
   /** Writes the sink's text of an event; throws when its codec cannot encode it. */
   readonly writeText: (e: Event, w: Utf8Writer) => void;
+  /** The sink's partition key of an event, when it groups batches by one. */
+  readonly partition: ((e: Event) => string) | undefined;
   /** Where a piece's records are written, reused. */
   readonly writer: Utf8Writer;
   /** The byte the sink's body puts between two records (undefined: framed from texts, nothing between). */
@@ -95,6 +106,9 @@ interface Segment {
 let recordEnds = new Uint32Array(4096);
 let recordSizes = new Uint32Array(4096);
 let recordCount = 0;
+/** A piece's records' partition keys, and the records whose key did not render (sinks that partition). */
+let recordKeys: string[] = [];
+let keyFailures: [number, string, string][] = [];
 
 const segments = new Map<number, Segment | Promise<Segment | undefined>>();
 
@@ -153,13 +167,16 @@ async function build(s: SegmentSetup): Promise<Segment> {
   });
   const sent = contexts.slice(0, -1).map(sentOf);
   const sinkCtx = sinkContext(ctx('sink', s.sink));
-  const { createHttpEncoder } = await import('../sinks/http/encoder.js');
-  const encoder = createHttpEncoder(s.sink.options as Parameters<typeof createHttpEncoder>[0], (globals as { log_schema?: Parameters<typeof createHttpEncoder>[1] }).log_schema);
+  const sink = SINKS[s.sink.type];
+  if (!sink) throw new Error(`sink type "${s.sink.type}" cannot run in a pipeline worker`);
+  const encoder = await sink(s.sink.options, globals as GlobalOptions);
+  const partition = encoder.partition?.bind(encoder);
   return {
     decoder,
     stages,
     sent,
     writeText: (e, w) => encoder.writeText(e, w),
+    partition,
     writer: new Utf8Writer(ANSWER_BYTES),
     // one ASCII byte (',' or a newline) wherever the body joins records
     separator: encoder.separator === undefined ? undefined : encoder.separator.charCodeAt(0),
@@ -169,7 +186,8 @@ async function build(s: SegmentSetup): Promise<Segment> {
     sinkDiscarded: sinkCtx.telemetry.counter('component_discarded_events_total', { intentional: 'false' }),
     registry,
     lastValues: new Map(),
-    verbatim: s.transforms.length === 0 && decoder.verbatim !== false && decodesBytes(s.source.options),
+    // a key rendered from each event's fields needs each event: lines copied as they are make none
+    verbatim: s.transforms.length === 0 && (partition === undefined || encoder.partitionByTimeOnly === true) && decoder.verbatim !== false && decodesBytes(s.source.options),
   };
 }
 
@@ -219,6 +237,14 @@ function recorded(end: number, size: number): void {
   recordSizes[recordCount++] = size;
 }
 
+/** Adds the partition key of the record being written, or the reason it did not render. */
+function keyed(key: string | Error): void {
+  if (typeof key === 'string') return void recordKeys.push(key);
+  if (!(key instanceof TemplateError)) throw key;
+  keyFailures.push([recordCount, key.template, key.reason]);
+  recordKeys.push('');
+}
+
 /** Writes an event's record (after the body's separator when it is not the first); counts one it cannot encode as the sink would. */
 function writeRecord(seg: Segment, e: Event): void {
   const w = seg.writer;
@@ -238,6 +264,16 @@ function writeRecord(seg: Segment, e: Event): void {
     seg.sinkEvents.encodeFailed(err);
     seg.sinkDiscarded.add(1);
     return;
+  }
+  if (seg.partition !== undefined) {
+    // after the encoding, as the sink renders a key only for an event it encoded
+    let key: string | Error;
+    try {
+      key = seg.partition(e);
+    } catch (err) {
+      key = err as Error;
+    }
+    keyed(key);
   }
   recorded(w.pos, eventSize(e));
 }
@@ -281,13 +317,14 @@ function copyAndWrite(seg: Segment, p: Piece, buf: Buffer): { decoded: number; d
   let decodedBytes = 0;
   const frame = (b: Buffer, start: number, end: number) => {
     // taken at the first line, once the decoder stamped the piece's receive time
-    if (template === null) template = recordTemplate(d, seg.writeText);
+    if (template === null) template = recordTemplate(d, seg.writeText, seg.partition);
     if (template !== undefined && isVerbatimAscii(b, b === buf ? words : undefined, start, end)) {
       const size = template.baseSize + end - start;
       decoded++;
       decodedBytes += size;
       if (recordCount > 0 && sep !== undefined) w.byte(sep);
       writeVerbatim(w, template, b, start, end);
+      if (template.key !== undefined) keyed(template.key);
       recorded(w.pos, size);
       return;
     }
@@ -305,6 +342,8 @@ function handle(seg: Segment, p: Piece): PieceResult {
   seg.decoder.begin(p);
   const buf = Buffer.from(p.bytes.buffer, p.bytes.byteOffset, p.bytes.byteLength);
   recordCount = 0;
+  if (recordKeys.length > 0) recordKeys = [];
+  if (keyFailures.length > 0) keyFailures = [];
   let done;
   try {
     done = seg.verbatim ? copyAndWrite(seg, p, buf) : decodeAndWrite(seg, p, buf);
@@ -327,6 +366,7 @@ function handle(seg: Segment, p: Piece): PieceResult {
     ends: recordEnds.slice(0, n),
     gap: n > 0 && seg.separator !== undefined ? 1 : 0,
     eventBytes: recordSizes.slice(0, n),
+    ...(seg.partition !== undefined ? { keys: recordKeys, keyFailures: keyFailures.length > 0 ? keyFailures : undefined } : {}),
     decoded,
     decodedBytes,
     counters: deltas(seg),

@@ -74,6 +74,10 @@ export interface PieceResult {
   readonly gap: number;
   /** Estimated size (eventSize) of each record's event. */
   readonly eventBytes: Uint32Array;
+  /** Each record's partition key, when the sink groups its batches by one ('' where it failed). */
+  readonly keys?: readonly string[];
+  /** Records whose partition key did not render: `[record, template, reason]`. */
+  readonly keyFailures?: readonly (readonly [number, string, string])[];
   /** Events the source decoded from the piece, and their estimated bytes. */
   readonly decoded: number;
   readonly decodedBytes: number;

@@ -245,6 +245,11 @@ export class ThreadedSegment implements ThreadedIntake {
       bytes += b;
       from = to + r.gap;
     }
+    if (r.keys !== undefined) {
+      const keys = r.keys;
+      for (let i = 0; i < n; i++) (batch[i] as EncodedLogEvent).rendered = keys[i];
+      for (const [i, template, reason] of r.keyFailures ?? []) (batch[i] as EncodedLogEvent).rendered = { template, reason };
+    }
     this.o.emit(batch, bytes);
     if (message !== undefined && !notifier) message.resolve({ status: 'delivered', events: n });
   }

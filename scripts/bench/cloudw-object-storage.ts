@@ -4,8 +4,10 @@
  * alone, so its peak RSS is weir's. The clock stops when the topology has stopped, so the last
  * open batch (batch.timeout_secs is 300 s) is written at shutdown and counted. Prints events/s,
  * MiB/s, objects, bytes on the wire, peak RSS and the lines read back from the bucket (must equal
- * the lines sent).
- * Usage: node dist/scripts/bench/cloudw-object-storage.js [MiB=128] [compression=gzip|none] [batch_max_bytes=10000000] [concurrency=adaptive]
+ * the lines sent), and CPU seconds (user + system, all threads) per GiB of lines.
+ * `threads` is the Topology's thread count (docs/threads.md); `regex` puts
+ * `remap(parse_regex)` over Apache common log lines before the sink (tcp-pipelines' regex case).
+ * Usage: node dist/scripts/bench/cloudw-object-storage.js [MiB=128] [compression=gzip|none] [batch_max_bytes=10000000] [concurrency=adaptive] [threads=1] [regex]
  */
 import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -13,6 +15,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { gunzipSync } from 'node:zlib';
+import { COMMON_LOG } from './corpus.js';
 import { firstLine, freePort, listening, script } from './harness.js';
 
 const BUCKET = 'bench';
@@ -57,13 +60,16 @@ async function runBench(): Promise<void> {
   const compression = process.argv[3] ?? 'gzip';
   const maxBytes = Number(process.argv[4] ?? 10_000_000);
   const concurrency = process.argv[5] === undefined || process.argv[5] === 'none' || process.argv[5] === 'adaptive' ? (process.argv[5] ?? 'adaptive') : Number(process.argv[5]);
-  const { catalog } = await import('../../connectors/index.js');
+  const threads = Number(process.argv[6] ?? 1);
+  const regex = process.argv[7] === 'regex';
+  const { catalog, pipelineWorkerEntry } = await import('../../connectors/index.js');
+  const { sizeYoungGeneration } = await import('../../bin/startup/young-generation.js');
   const { configFromObject } = await import('../../lib/config/load.js');
   const { LogRoot } = await import('../../lib/log.js');
   const { Topology } = await import('../../lib/topology/topology.js');
 
   const peer = spawn(process.execPath, [...script('cloudw-object-storage'), 'peer'], { stdio: ['pipe', 'pipe', 'inherit'] });
-  const sender = spawn(process.execPath, [...script('tcp-send'), String(mib)], { stdio: ['pipe', 'pipe', 'inherit'] });
+  const sender = spawn(process.execPath, [...script('tcp-send'), String(mib), regex ? 'apache' : 'syslog'], { stdio: ['pipe', 'pipe', 'inherit'] });
   process.on('exit', () => {
     sender.kill();
     peer.kill();
@@ -77,10 +83,11 @@ async function runBench(): Promise<void> {
     {
       data_dir: dir,
       sources: { in: { type: 'socket', mode: 'tcp', address: `127.0.0.1:${port}` } },
+      ...(regex ? { transforms: { parse: { type: 'remap', inputs: ['in'], source: `. |= parse_regex!(.message, r'${COMMON_LOG}')` } } } : {}),
       sinks: {
         archive: {
           type: 'cloudw_object_storage',
-          inputs: ['in'],
+          inputs: [regex ? 'parse' : 'in'],
           bucket: BUCKET,
           endpoint: url,
           region: 'us-east-1',
@@ -95,10 +102,13 @@ async function runBench(): Promise<void> {
     },
     catalog,
   );
-  const topo = new Topology({ log: new LogRoot('warn') });
+  const topo = new Topology({ log: new LogRoot('warn'), threads, workerEntry: pipelineWorkerEntry });
   await topo.start(config);
+  // as bin/cli/run.ts: the main thread's young generation follows what runs in workers
+  sizeYoungGeneration(topo.threadedSegments);
   await listening(port);
 
+  const cpu0 = process.cpuUsage();
   const t0 = performance.now();
   sender.stdin!.write(`go ${port}\n`);
   const sum = (id: string, name: string, tags: Record<string, string> = {}) => topo.registry.sum(name, { component_id: id, ...tags });
@@ -121,6 +131,7 @@ async function runBench(): Promise<void> {
   clearInterval(probe);
   result = { sent: Math.max(result.sent, sent()), wire: Math.max(result.wire, wire()), errors: Math.max(result.errors, errors()) };
   const seconds = (performance.now() - t0) / 1000;
+  const cpu = process.cpuUsage(cpu0);
   const rssMiB = Math.round(process.resourceUsage().maxRSS / 1024);
   peer.stdin!.write('count\n');
   const [stored, objects] = (await firstLine(peer, 'STORED')).split(' ').map(Number) as [number, number];
@@ -131,11 +142,14 @@ async function runBench(): Promise<void> {
       compression,
       batch_max_bytes: maxBytes,
       concurrency,
+      threads,
+      regex,
       events: lines,
       seconds: Number(seconds.toFixed(3)),
       received_seconds: Number(receivedAt.toFixed(3)),
       events_per_sec: Math.round(lines / seconds),
       mib_per_sec: Number((mib / seconds).toFixed(1)),
+      cpu_s_per_gib: Number(((cpu.user + cpu.system) / 1e6 / (mib / 1024)).toFixed(2)),
       objects,
       sent: result.sent,
       request_errors: result.errors,

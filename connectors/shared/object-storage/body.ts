@@ -7,7 +7,11 @@
  */
 import { type EncodingConfig, type LogSchemaKeys, DEFAULT_LOG_SCHEMA, createSerializer } from '../../../lib/codecs/encoding.js';
 import type { FramingConfig, FramingMethod } from '../../../lib/codecs/framing.js';
-import type { Event } from '../../../lib/event.js';
+import { EncodedLogEvent, type Event } from '../../../lib/event.js';
+import type { Utf8Writer } from '../../../lib/codecs/json-bytes.js';
+
+/** One event's encoded text, or the bytes of a record a pipeline worker encoded (docs/threads.md). */
+export type BodyPart = string | { readonly bytes: Buffer; readonly start: number; readonly end: number };
 
 /** Encodes events and joins a batch of them into one body. */
 export interface ObjectBodyEncoder {
@@ -17,8 +21,10 @@ export interface ObjectBodyEncoder {
   readonly method: FramingMethod;
   /** One event's encoded text; throws for an event the codec cannot take. */
   encode(e: Event): string;
-  /** The texts of one batch as one uncompressed body. */
-  join(texts: readonly string[]): Buffer;
+  /** The text of {@link encode} written as UTF-8 into `w` (a pipeline worker's records). */
+  writeText(e: Event, w: Utf8Writer): void;
+  /** The texts (or pipeline workers' records) of one batch as one uncompressed body. */
+  join(parts: readonly BodyPart[]): Buffer;
 }
 
 /** The framing of a message (object) when none is configured: json → `,` in an array, gelf → NUL, the rest → newline. */
@@ -39,28 +45,60 @@ export function createObjectBodyEncoder(encoding: EncodingConfig, framing: Frami
   const isLines = (encoding.codec === 'json' || encoding.codec === 'ndjson') && method === 'newline_delimited';
   const contentType = isArray ? 'application/json' : isLines ? 'application/x-ndjson' : encoding.codec === 'json' ? 'application/json' : serializer.contentType;
 
-  let join: (texts: readonly string[]) => Buffer;
-  switch (method) {
-    case 'length_delimited':
-      join = (texts) => {
-        let total = 0;
-        const lens = new Array<number>(texts.length);
-        for (let i = 0; i < texts.length; i++) total += 4 + (lens[i] = Buffer.byteLength(texts[i]!, 'utf8'));
-        const out = Buffer.allocUnsafe(total);
-        let pos = 0;
-        for (let i = 0; i < texts.length; i++) {
-          out.writeUInt32BE(lens[i]!, pos); // unsigned 32-bit big-endian length (`length_delimited`)
-          pos += 4;
-          pos += out.write(texts[i]!, pos, 'utf8');
-        }
-        return out;
-      };
-      break;
-    case 'octet_counting':
-      join = (texts) => Buffer.from(texts.map((t) => `${Buffer.byteLength(t, 'utf8')} ${t}`).join(''), 'utf8');
-      break;
-    default:
-      join = isArray ? (texts) => Buffer.from(`[${texts.join(',')}]`, 'utf8') : (texts) => Buffer.from(texts.join(delimiter), 'utf8');
+  // one pass over the parts' byte lengths, one copy of each into a body of the exact size
+  let join: (parts: readonly BodyPart[]) => Buffer;
+  if (method === 'length_delimited') {
+    // unsigned 32-bit big-endian length before every event, the last included
+    join = (parts) => joinParts(parts, '', '', '', (out, at, len) => out.writeUInt32BE(len, at), () => 4);
+  } else if (method === 'octet_counting') {
+    join = (parts) => joinParts(parts, '', '', '', (out, at, len) => at + out.write(`${len} `, at, 'latin1'), (len) => String(len).length + 1);
+  } else join = isArray ? (parts) => joinParts(parts, '[', ',', ']') : (parts) => joinParts(parts, '', delimiter, '');
+  return { contentType, method, encode: serializer.serializeText, writeText: serializer.writeText, join };
+}
+
+const byteLengthOf = (p: BodyPart): number => (typeof p === 'string' ? Buffer.byteLength(p, 'utf8') : p.end - p.start);
+
+/**
+ * `open`, the parts with `sep` between them, `close`; with `prefix`, each part after its frame
+ * header (`headerBytes(len)` long, written by `prefix(out, at, len)`, which returns the end).
+ */
+function joinParts(
+  parts: readonly BodyPart[],
+  open: string,
+  sep: string,
+  close: string,
+  prefix?: (out: Buffer, at: number, len: number) => number,
+  headerBytes?: (len: number) => number,
+): Buffer {
+  const lens = new Array<number>(parts.length);
+  const sepBytes = Buffer.byteLength(sep, 'utf8');
+  let total = Buffer.byteLength(open, 'utf8') + Buffer.byteLength(close, 'utf8') + sepBytes * Math.max(0, parts.length - 1);
+  for (let i = 0; i < parts.length; i++) total += (lens[i] = byteLengthOf(parts[i]!)) + (headerBytes?.(lens[i]!) ?? 0);
+  const out = Buffer.allocUnsafe(total);
+  let at = out.write(open, 0, 'utf8');
+  for (let i = 0; i < parts.length; i++) {
+    if (i > 0 && sepBytes > 0) at += out.write(sep, at, 'utf8');
+    if (prefix) at = prefix(out, at, lens[i]!);
+    const p = parts[i]!;
+    at += typeof p === 'string' ? out.write(p, at, 'utf8') : p.bytes.copy(out, at, p.start, p.end);
   }
-  return { contentType, method, encode: serializer.serializeText, join };
+  out.write(close, at, 'utf8');
+  return out;
+}
+
+/**
+ * The uncompressed body of a batch's items, and their events. Records a pipeline worker encoded are
+ * copied from where it wrote them and then read no more: their memory may go back to it.
+ */
+export function joinBatch<E extends Event>(body: ObjectBodyEncoder, items: readonly { readonly text: string; readonly event: E }[]): { raw: Buffer; events: E[] } {
+  const parts = new Array<BodyPart>(items.length);
+  const events = new Array<E>(items.length);
+  for (let i = 0; i < items.length; i++) {
+    const item = items[i]!;
+    parts[i] = item instanceof EncodedLogEvent ? item : item.text;
+    events[i] = item.event;
+  }
+  const raw = body.join(parts);
+  for (const item of items) if (item instanceof EncodedLogEvent) item.records?.done(1);
+  return { raw, events };
 }

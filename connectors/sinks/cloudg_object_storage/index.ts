@@ -1,5 +1,6 @@
 /** The `cloudg_object_storage` sink definition, for the catalog. */
 import { defineSink } from '../../../lib/component.js';
+import { OBJECT_WORKER_OPTIONS } from '../../shared/object-storage/worker.js';
 import { CloudgObjectStorageConfig } from './config.js';
 import { buildCloudgObjectStorageSink, cloudgObjectStorageHealthcheck } from './sink.js';
 
@@ -14,6 +15,8 @@ export const cloudgObjectStorageSink = defineSink({
   schema: CloudgObjectStorageConfig,
   input: 'log',
   pullSize: (c) => Math.min(c.batch.max_events ?? 10_000, 10_000),
+  // every configuration: the records and their key prefixes are made where the events are
+  workerEncoding: () => ({ options: OBJECT_WORKER_OPTIONS }),
   build: (config, ctx) => buildCloudgObjectStorageSink(config, ctx),
   healthcheck: (config, ctx) => cloudgObjectStorageHealthcheck(config, ctx),
 });

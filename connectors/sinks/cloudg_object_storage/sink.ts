@@ -10,10 +10,12 @@ import { cloudgHealthcheck, cloudgVerdict, createCloudgService, isRetriableCloud
 import type { HttpService } from '../../shared/http/service.js';
 import { createObjectBodyEncoder } from '../../shared/object-storage/body.js';
 import { createObjectNamer } from '../../shared/object-storage/naming.js';
+import { objectPartition } from '../../shared/object-storage/partition.js';
 import { requestSink } from '../../shared/request-sink.js';
 import type { CloudgObjectStorageConfig } from './config.js';
 import { objectHeaders } from './headers.js';
-import { type EncodedObjectEvent, type ObjectRequest, buildObjectRequest, encodeObjectEvent } from './request.js';
+import { type ObjectRequest, buildObjectRequest } from './request.js';
+import { type EncodedObjectEvent, objectEventEncoder } from '../../shared/object-storage/encoded.js';
 import { createObjectUploader } from './upload.js';
 
 const service = (config: CloudgObjectStorageConfig, auth: CloudgAuth, ctx: Pick<ComponentContext, 'globals'>): HttpService =>
@@ -26,6 +28,7 @@ export function buildCloudgObjectStorageSink(config: CloudgObjectStorageConfig, 
   const body = createObjectBodyEncoder(config.encoding, config.framing, ctx.globals.log_schema);
   const compressor = createCompressor(config.compression);
   const namer = createObjectNamer(config, compressor.extension, ctx.globals.timezone);
+  const encoder = objectEventEncoder(body, objectPartition(namer));
   const upload = createObjectUploader(http, {
     endpoint: config.endpoint,
     bucket: config.bucket,
@@ -36,9 +39,9 @@ export function buildCloudgObjectStorageSink(config: CloudgObjectStorageConfig, 
   });
   return requestSink<EncodedObjectEvent, ObjectRequest, HttpResponse>(
     {
-      encode: (e) => encodeObjectEvent(body, e),
+      encode: encoder.encode,
       // one object per rendered key prefix, as in Vector
-      partition: (item) => namer.prefixOf(item.event),
+      partition: encoder.partition,
       build: (items, prefix) => buildObjectRequest(items, prefix ?? '', ctx.scheduler.now(), body, namer, compressor),
       send: (req, signal) => upload(req, signal),
       classify: cloudgVerdict<ObjectRequest>(auth),

@@ -4,10 +4,10 @@
  */
 import { createHash } from 'node:crypto';
 import type { Compressor } from '../../../lib/net/compression.js';
-import type { ObjectBodyEncoder } from '../../shared/object-storage/body.js';
+import { type ObjectBodyEncoder, joinBatch } from '../../shared/object-storage/body.js';
 import type { ObjectNamer } from '../../shared/object-storage/naming.js';
 import type { SinkRequest } from '../../shared/request-sink.js';
-import type { EncodedObjectEvent } from './encoder.js';
+import type { EncodedObjectEvent } from '../../shared/object-storage/encoded.js';
 
 /** An object ready to write. */
 export interface ObjectRequest extends SinkRequest {
@@ -32,12 +32,7 @@ export async function buildObjectRequest(
   namer: ObjectNamer,
   compressor: Compressor,
 ): Promise<ObjectRequest> {
-  const texts = new Array<string>(items.length);
-  const events = new Array<EncodedObjectEvent['event']>(items.length);
-  for (let i = 0; i < items.length; i++) {
-    texts[i] = items[i]!.text;
-    events[i] = items[i]!.event;
-  }
-  const bytes = await compressor.compress(body.join(texts));
+  const { raw, events } = joinBatch(body, items);
+  const bytes = await compressor.compress(raw);
   return { events, bytes: bytes.length, key: namer.keyFor(prefix, nowMs), body: bytes, md5: md5Base64(bytes), kmsKeyId };
 }

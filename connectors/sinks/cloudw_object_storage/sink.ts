@@ -4,15 +4,16 @@ import type { OperatorFunction } from 'rxjs';
 import type { ComponentContext, SinkContext } from '../../../lib/component.js';
 import type { Delivery, EventBatch } from '../../../lib/event.js';
 import { createCompressor } from '../../../lib/net/compression.js';
-import { TemplateError, compileTemplate } from '../../../lib/template.js';
 import { batchLimits } from '../../../operators/batch-by.js';
 import { cloudwHealthcheck } from '../../shared/cloudw/healthcheck.js';
 import { isRetriableCloudwError, statusOfCloudwError } from '../../shared/cloudw/retry.js';
 import { createObjectNamer } from '../../shared/object-storage/naming.js';
+import { objectPartition, partitionParts } from '../../shared/object-storage/partition.js';
 import { requestSink } from '../../shared/request-sink.js';
 import { createObjectStorageClient } from './client.js';
 import type { CloudwObjectStorageConfig } from './config.js';
-import { type EncodedObjectEvent, encodeEvent, objectBodyEncoder } from './encoder.js';
+import { type EncodedObjectEvent, objectEventEncoder } from '../../shared/object-storage/encoded.js';
+import { createObjectBodyEncoder } from '../../shared/object-storage/body.js';
 import { ObjectStorageEvents } from './events.js';
 import { objectHeaders } from './headers.js';
 import { type ObjectRequest, buildObjectRequest } from './request.js';
@@ -24,30 +25,22 @@ const s3 = lazyModule<typeof import('@aws-sdk/client-s3')>('@aws-sdk/client-s3')
 /** Builds the sink; `client` replaces the one the options describe (tests). */
 export function buildCloudwObjectStorageSink(config: CloudwObjectStorageConfig, ctx: SinkContext, client?: S3Client): OperatorFunction<EventBatch, Delivery> {
   const events = new ObjectStorageEvents(ctx);
-  const body = objectBodyEncoder(config, ctx.globals.log_schema);
+  const body = createObjectBodyEncoder(config.encoding, config.framing, ctx.globals.log_schema);
   const compressor = createCompressor(config.compression);
   const namer = createObjectNamer(config, compressor.extension, ctx.globals.timezone);
   const s3 = client ?? createObjectStorageClient(config, ctx).client;
-  const kmsTemplate = config.ssekms_key_id === undefined ? undefined : compileTemplate(config.ssekms_key_id);
-  const kmsOf = kmsTemplate?.isDynamic ? kmsTemplate : undefined;
+  const encoder = objectEventEncoder(body, objectPartition(namer, config.ssekms_key_id));
   const writer = createObjectWriter(s3, objectHeaders(config, compressor.contentEncoding), {
     thresholdBytes: config.multipart.threshold_bytes,
     partSizeBytes: config.multipart.part_size_bytes,
   });
   return requestSink<EncodedObjectEvent, ObjectRequest, ObjectWritten>(
     {
-      encode: (e) => encodeEvent(body, e),
+      encode: encoder.encode,
       // one object per rendered key prefix (and KMS key, when that is a template), as in Vector
-      partition: kmsOf
-        ? (item) => {
-            const prefix = namer.prefixOf(item.event);
-            const key = kmsOf.render(item.event);
-            if (key === undefined) throw new TemplateError(kmsOf.text, `missing field(s) ${kmsOf.missingFields(item.event).join(', ')}`);
-            return JSON.stringify([prefix, key]);
-          }
-        : (item) => namer.prefixOf(item.event),
-      build: (items, partition) => {
-        const [prefix, kmsKeyId] = kmsOf ? (JSON.parse(partition!) as [string, string]) : [partition ?? '', undefined];
+      partition: encoder.partition,
+      build: (items, key) => {
+        const [prefix, kmsKeyId] = partitionParts(key, config.ssekms_key_id);
         return buildObjectRequest(items, prefix, kmsKeyId, ctx.scheduler.now(), body, namer, compressor);
       },
       send: (req, signal) => writer.write(req, signal),

@@ -98,6 +98,19 @@ describe('threads: segment planner', () => {
     expect(plan(SOCKET, [], { ...HTTP, buffer: chained }), 'a memory stage overflowing to disk').to.equal(undefined);
   });
 
+  it('takes the object-storage sinks and gives a worker their codec and key-prefix options, not their credentials', () => {
+    const S3 = { type: 'cloudw_object_storage', bucket: 'logs', region: 'us-east-1', key_prefix: '{{ tenant }}/', auth: { access_key_id: 'k', secret_access_key: 's' }, encoding: { codec: 'ndjson' }, healthcheck: { enabled: false } };
+    const GCS = { type: 'cloudg_object_storage', bucket: 'logs', credentials_path: '/dev/null', encoding: { codec: 'text' }, healthcheck: { enabled: false } };
+    for (const sink of [S3, GCS]) {
+      const graph = chain(SOCKET, [{ type: 'remap', source: '.a = 1' }], sink);
+      expect(planSegments(graph).get('in'), sink.type).to.include({ sink: 'out' });
+      const of = workerOptions(graph.nodes.get('out')!.config) as Record<string, unknown>;
+      expect(of, sink.type).to.include.keys('encoding', 'key_prefix', 'filename_time_format');
+      expect(of, sink.type).to.not.have.any.keys('auth', 'bucket', 'credentials_path', 'batch', 'request');
+    }
+    expect(plan(SOCKET, [], { ...S3, buffer: { type: 'disk', max_size: 268_435_488 } })).to.equal(undefined);
+  });
+
   it('leaves fan-out and fan-in on the main thread', () => {
     const fanOut = graphOf({ sources: { in: SOCKET }, sinks: { a: { ...HTTP, inputs: ['in'] }, b: { ...HTTP, inputs: ['in'] } } });
     expect(planSegments(fanOut).size).to.equal(0);

@@ -40,4 +40,19 @@ describe('connectors/shared/object-storage: object bodies', () => {
     expect(enc.join([enc.encode(logEvent({ other: 1 })), 'x']).toString()).to.equal('\nx');
     expect(() => createObjectBodyEncoder({ codec: 'native' })).to.throw(/binary/);
   });
+
+  it("joins a pipeline worker's records (bytes) and texts alike, in every framing", () => {
+    const bytes = Buffer.from('xx{"m":"\u00e9"}yy{"m":"b"}', 'utf8');
+    const first = { bytes, start: 2, end: 2 + Buffer.byteLength('{"m":"\u00e9"}') };
+    const second = { bytes, start: first.end + 2, end: bytes.length };
+    const parts = [first, '{"m":"c"}', second];
+    const joined = (codec: 'json' | 'text', framing = {}) => createObjectBodyEncoder({ codec }, framing).join(parts);
+    expect(JSON.parse(joined('json').toString())).to.deep.equal([{ m: '\u00e9' }, { m: 'c' }, { m: 'b' }]);
+    expect(joined('text').toString()).to.equal('{"m":"\u00e9"}\n{"m":"c"}\n{"m":"b"}');
+    const framed = joined('text', { method: 'length_delimited' });
+    expect(framed.readUInt32BE(0)).to.equal(first.end - first.start);
+    expect(framed.subarray(4, 4 + first.end - first.start).toString()).to.equal('{"m":"\u00e9"}');
+    expect(framed.length).to.equal(3 * 4 + (first.end - first.start) + 9 + (second.end - second.start));
+    expect(joined('text', { method: 'octet_counting' }).toString()).to.equal('10 {"m":"\u00e9"}9 {"m":"c"}9 {"m":"b"}');
+  });
 });
