@@ -117,6 +117,11 @@ export interface WorkerSinkEncoder {
    * copied as they are into records (docs/threads.md) take the key of the piece's probe event.
    */
   readonly partitionByTimeOnly?: boolean;
+  /**
+   * What else the sink's record takes from the event (a message key, headers, a timestamp), as
+   * plain data sent with the record; the sink reads it back from the pre-encoded event.
+   */
+  recordFields?(e: Event): unknown;
 }
 
 /** How a source's byte stream is framed and decoded in a pipeline worker. */

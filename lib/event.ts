@@ -102,6 +102,8 @@ export class EncodedLogEvent extends LogEvent {
    * cross), or why it could not: the sink groups and refuses by it as by a key it rendered itself.
    */
   rendered: string | { readonly template: string; readonly reason: string } | undefined = undefined;
+  /** What else the sink's record takes from the event, as the worker read it (WorkerSinkEncoder.recordFields). */
+  recordFields: unknown = undefined;
   constructor(
     meta: EventMetadata,
     /** The bytes of the worker's answer that hold this record (shared by the piece's records). */

@@ -66,6 +66,7 @@ const SINKS: Record<string, (options: unknown, globals: GlobalOptions) => Promis
   http: async (options, globals) => (await import('../sinks/http/encoder.js')).createHttpEncoder(options as never, globals.log_schema),
   cloudw_object_storage: async (options, globals) => (await import('../shared/object-storage/worker.js')).objectWorkerEncoder(options as never, globals),
   cloudg_object_storage: async (options, globals) => (await import('../shared/object-storage/worker.js')).objectWorkerEncoder(options as never, globals),
+  kafka: async (options, globals) => (await import('../sinks/kafka/encoder.js')).kafkaWorkerEncoder(options as never, globals),
 };
 
 /** One transform, run synchronously: a batch in, its default output's events out. */
@@ -87,6 +88,8 @@ interface Segment {
   readonly writeText: (e: Event, w: Utf8Writer) => void;
   /** The sink's partition key of an event, when it groups batches by one. */
   readonly partition: ((e: Event) => string) | undefined;
+  /** What else the sink's record takes from an event, when it reads more than its text. */
+  readonly recordFields: ((e: Event) => unknown) | undefined;
   /** Where a piece's records are written, reused. */
   readonly writer: Utf8Writer;
   /** The byte the sink's body puts between two records (undefined: framed from texts, nothing between). */
@@ -109,6 +112,8 @@ let recordCount = 0;
 /** A piece's records' partition keys, and the records whose key did not render (sinks that partition). */
 let recordKeys: string[] = [];
 let keyFailures: [number, string, string][] = [];
+/** What else each of a piece's records takes from its event (sinks that read more than its text). */
+let recordExtras: unknown[] = [];
 
 const segments = new Map<number, Segment | Promise<Segment | undefined>>();
 
@@ -171,12 +176,14 @@ async function build(s: SegmentSetup): Promise<Segment> {
   if (!sink) throw new Error(`sink type "${s.sink.type}" cannot run in a pipeline worker`);
   const encoder = await sink(s.sink.options, globals as GlobalOptions);
   const partition = encoder.partition?.bind(encoder);
+  const recordFields = encoder.recordFields?.bind(encoder);
   return {
     decoder,
     stages,
     sent,
     writeText: (e, w) => encoder.writeText(e, w),
     partition,
+    recordFields,
     writer: new Utf8Writer(ANSWER_BYTES),
     // one ASCII byte (',' or a newline) wherever the body joins records
     separator: encoder.separator === undefined ? undefined : encoder.separator.charCodeAt(0),
@@ -187,7 +194,7 @@ async function build(s: SegmentSetup): Promise<Segment> {
     registry,
     lastValues: new Map(),
     // a key rendered from each event's fields needs each event: lines copied as they are make none
-    verbatim: s.transforms.length === 0 && (partition === undefined || encoder.partitionByTimeOnly === true) && decoder.verbatim !== false && decodesBytes(s.source.options),
+    verbatim: s.transforms.length === 0 && (partition === undefined || encoder.partitionByTimeOnly === true) && recordFields === undefined && decoder.verbatim !== false && decodesBytes(s.source.options),
   };
 }
 
@@ -275,6 +282,7 @@ function writeRecord(seg: Segment, e: Event): void {
     }
     keyed(key);
   }
+  if (seg.recordFields !== undefined) recordExtras.push(seg.recordFields(e));
   recorded(w.pos, eventSize(e));
 }
 
@@ -344,6 +352,7 @@ function handle(seg: Segment, p: Piece): PieceResult {
   recordCount = 0;
   if (recordKeys.length > 0) recordKeys = [];
   if (keyFailures.length > 0) keyFailures = [];
+  if (recordExtras.length > 0) recordExtras = [];
   let done;
   try {
     done = seg.verbatim ? copyAndWrite(seg, p, buf) : decodeAndWrite(seg, p, buf);
@@ -367,6 +376,7 @@ function handle(seg: Segment, p: Piece): PieceResult {
     gap: n > 0 && seg.separator !== undefined ? 1 : 0,
     eventBytes: recordSizes.slice(0, n),
     ...(seg.partition !== undefined ? { keys: recordKeys, keyFailures: keyFailures.length > 0 ? keyFailures : undefined } : {}),
+    ...(seg.recordFields !== undefined ? { recordFields: recordExtras } : {}),
     decoded,
     decodedBytes,
     counters: deltas(seg),

@@ -78,6 +78,8 @@ export interface PieceResult {
   readonly keys?: readonly string[];
   /** Records whose partition key did not render: `[record, template, reason]`. */
   readonly keyFailures?: readonly (readonly [number, string, string])[];
+  /** What else each record takes from its event, when the sink's worker encoder reads more (plain data). */
+  readonly recordFields?: readonly unknown[];
   /** Events the source decoded from the piece, and their estimated bytes. */
   readonly decoded: number;
   readonly decodedBytes: number;

@@ -250,6 +250,7 @@ export class ThreadedSegment implements ThreadedIntake {
       for (let i = 0; i < n; i++) (batch[i] as EncodedLogEvent).rendered = keys[i];
       for (const [i, template, reason] of r.keyFailures ?? []) (batch[i] as EncodedLogEvent).rendered = { template, reason };
     }
+    if (r.recordFields !== undefined) for (let i = 0; i < n; i++) (batch[i] as EncodedLogEvent).recordFields = r.recordFields[i];
     this.o.emit(batch, bytes);
     if (message !== undefined && !notifier) message.resolve({ status: 'delivered', events: n });
   }

@@ -82,20 +82,23 @@ export interface SocketPipeline {
 }
 
 /** Starts weir's side of a socket benchmark: the sinks given (their `inputs` default to the source). */
-export async function socketPipeline(name: string, sinks: Record<string, Record<string, unknown>>): Promise<SocketPipeline> {
+export async function socketPipeline(name: string, sinks: Record<string, Record<string, unknown>>, threads = 1): Promise<SocketPipeline> {
   // loaded here, not at the top: a peer process that imports this module stays light
   const { mkdtempSync, rmSync } = await import('node:fs');
   const { tmpdir } = await import('node:os');
-  const { catalog } = await import('../../connectors/index.js');
+  const { catalog, pipelineWorkerEntry } = await import('../../connectors/index.js');
   const { configFromObject } = await import('../../lib/config/load.js');
   const { LogRoot } = await import('../../lib/log.js');
   const { Topology } = await import('../../lib/topology/topology.js');
+  const { sizeYoungGeneration } = await import('../../bin/startup/young-generation.js');
   const port = await freePort();
   const dir = mkdtempSync(join(tmpdir(), `weir-bench-${name}-`));
   const wired = Object.fromEntries(Object.entries(sinks).map(([id, s]) => [id, { inputs: ['in'], ...s }]));
   const config = configFromObject({ data_dir: dir, sources: { in: { type: 'socket', mode: 'tcp', address: `127.0.0.1:${port}` } }, sinks: wired }, catalog);
-  const topo = new Topology({ log: new LogRoot('warn') });
+  const topo = new Topology({ log: new LogRoot('warn'), threads, workerEntry: pipelineWorkerEntry });
   await topo.start(config);
+  // as bin/cli/run.ts: the main thread's young generation follows what runs in workers
+  sizeYoungGeneration(topo.threadedSegments);
   await listening(port);
   const sum = (id: string, metric: string, tags: Record<string, string> = {}) => topo.registry.sum(metric, { component_id: id, ...tags });
   return {

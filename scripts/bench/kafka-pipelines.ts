@@ -5,7 +5,8 @@
  * same job with the same client (@platformatic/kafka): the ratio is what weir costs over the
  * client. The broker runs in a peer process; both sides share the machine's cores.
  * Usage: npx tsx scripts/bench/kafka-pipelines.ts [MiB=16]
- *   socket -> kafka: tcp-send writes 200-byte lines; the case ends once all are acknowledged.
+ *   socket -> kafka: tcp-send writes 200-byte lines; the case ends once all are acknowledged; with
+ *   one thread and with two (`weir-socket@2`, docs/threads.md).
  *   kafka -> blackhole: the topic is filled first; the case ends once every record was read.
  */
 import { spawn } from 'node:child_process';
@@ -115,13 +116,14 @@ async function weirKafkaToBlackhole(address: string, topic: string, records: num
 /** One measured case in this process; prints RESULT <json>. */
 async function runCase(kind: string, address: string, topic: string, count: number): Promise<void> {
   let seconds: number;
-  if (kind === 'weir-socket' || kind === 'bare-socket') {
+  if (kind.startsWith('weir-socket') || kind === 'bare-socket') {
     const sender = spawn(process.execPath, [...script('tcp-send'), String(count)], { stdio: ['pipe', 'pipe', 'inherit'] });
     process.on('exit', () => sender.kill());
     const lines = Number(await firstLine(sender, 'READY'));
     if (kind === 'bare-socket') seconds = await bareSocketToKafka(address, topic, lines, sender);
     else {
-      const pipe = await socketPipeline('kafka', { k: { type: 'kafka', bootstrap_servers: address, topic, encoding: { codec: 'text' } } });
+      const threads = Number(kind.split('@')[1] ?? 1);
+      const pipe = await socketPipeline('kafka', { k: { type: 'kafka', bootstrap_servers: address, topic, encoding: { codec: 'text' } } }, threads);
       seconds = (await pipe.run(sender, 'k', lines)).seconds;
       await pipe.stop();
     }
@@ -153,7 +155,7 @@ async function runBench(): Promise<void> {
     return JSON.parse(await firstLine(child, 'RESULT')) as Result;
   };
   const results: Result[] = [];
-  for (const kind of ['bare-socket', 'weir-socket']) {
+  for (const kind of ['bare-socket', 'weir-socket', 'weir-socket@2']) {
     const topic = `produce-${kind}`;
     await ask(`create ${topic}`, 'CREATED');
     const r = await one(kind, topic, mib);
@@ -169,7 +171,7 @@ async function runBench(): Promise<void> {
     const y = results.find((r) => r.kind === b)!;
     return { throughput: Number((y.events_per_sec / x.events_per_sec).toFixed(2)), rss: Number((y.peak_rss_mib / x.peak_rss_mib).toFixed(2)) };
   };
-  console.log(JSON.stringify({ bench: 'kafka-pipelines', broker: "the repository's own test broker (spec/peers/kafka-broker.ts), not Apache Kafka", mib, results, weir_over_bare: { 'socket -> kafka': ratio('bare-socket', 'weir-socket'), 'kafka -> blackhole': ratio('bare-consume', 'weir-consume') }, node: process.version }, null, 1));
+  console.log(JSON.stringify({ bench: 'kafka-pipelines', broker: "the repository's own test broker (spec/peers/kafka-broker.ts), not Apache Kafka", mib, results, weir_over_bare: { 'socket -> kafka': ratio('bare-socket', 'weir-socket'), 'socket -> kafka, 2 threads': ratio('bare-socket', 'weir-socket@2'), 'kafka -> blackhole': ratio('bare-consume', 'weir-consume') }, node: process.version }, null, 1));
   broker.kill();
   process.exit(0);
 }

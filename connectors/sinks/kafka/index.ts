@@ -1,6 +1,7 @@
 /** The `kafka` sink definition, for the catalog. */
 import { defineSink } from '../../../lib/component.js';
 import { KafkaSinkConfig } from './config.js';
+import { KAFKA_WORKER_OPTIONS } from './encoder.js';
 import { buildKafkaSink, kafkaHealthcheck } from './sink.js';
 
 export { KafkaSinkConfig } from './config.js';
@@ -14,6 +15,8 @@ export const kafkaSink = defineSink({
   // logs and metrics, as the codec takes them (Vector's sink takes what its encoder takes)
   input: 'any',
   pullSize: (config) => Math.min(config.batch.max_events ?? 10_000, 10_000),
+  // text codecs: a worker writes each value and reads its topic, key, headers and timestamp
+  workerEncoding: (config) => (config.encoding.codec === 'native' ? undefined : { options: KAFKA_WORKER_OPTIONS }),
   build: (config, ctx) => buildKafkaSink(config, ctx),
   healthcheck: (config) => kafkaHealthcheck(config),
 });

@@ -8,7 +8,7 @@
  */
 import type { OperatorFunction } from 'rxjs';
 import type { SinkContext } from '../../../lib/component.js';
-import type { Delivery, Event, EventBatch } from '../../../lib/event.js';
+import { type Delivery, type Event, type EventBatch, EncodedLogEvent } from '../../../lib/event.js';
 import { compileTemplate } from '../../../lib/template.js';
 import { type KafkaBaseOptions, describeKafkaError, kafkaBaseOptions, kafkaClient } from '../../shared/kafka/client.js';
 import { ResponseError, requestSink } from '../../shared/request-sink.js';
@@ -70,7 +70,7 @@ export function buildKafkaSink(config: KafkaSinkConfig, ctx: SinkContext): Opera
     // past its deadline a batch ends errored, as librdkafka fails a message after message.timeout.ms
     if (now - req.firstAttemptAt > settings.messageTimeoutMs)
       throw new ResponseError(new Error(`records not acknowledged within message_timeout_ms (${settings.messageTimeoutMs} ms)`), false, 'errored');
-    const messages = req.records.map((r) => ({ topic: r.topic, value: r.value, key: r.recordKey, headers: r.headers, timestamp: r.timestamp }));
+    const messages = req.records.map((r) => ({ topic: r.key!, value: r.value, key: r.recordKey, headers: r.headers, timestamp: r.timestamp }));
     events.sent(messages.length, req.bytes);
     try {
       await getProducer().send({ messages });
@@ -93,6 +93,10 @@ export function buildKafkaSink(config: KafkaSinkConfig, ctx: SinkContext): Opera
       send: (req) => send(req),
       classify: () => ({ kind: 'ok' }),
       isRetriableError: (err) => !(err instanceof ResponseError && !err.retriable),
+      // values of records a pipeline worker encoded are its memory, read by every attempt until now
+      finished: (req) => {
+        for (const r of req.records) if (r.event instanceof EncodedLogEvent) r.event.records?.done(1);
+      },
       close: async () => {
         await producer?.close().catch(() => undefined);
       },

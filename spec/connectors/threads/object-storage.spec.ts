@@ -1,15 +1,9 @@
 import type { S3Client } from '@aws-sdk/client-s3';
 import { expect } from 'chai';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { catalog, pipelineWorkerEntry } from '../../../connectors/index.js';
-import { configFromObject } from '../../../lib/config/load.js';
-import { LogRoot } from '../../../lib/log.js';
-import { Topology } from '../../../lib/topology/topology.js';
-import { freePort } from '../../helpers/free-port.js';
-import { until } from '../../helpers/wait.js';
+import { runThreaded } from '../../helpers/threaded-run.js';
 import { type GcsPeer, startGcs } from '../../peers/gcs.js';
 import { type GoogleTokenPeer, generateServiceAccount, startGoogleTokenPeer } from '../../peers/google-token.js';
 import { type S3Peer, S3RVER_CREDENTIALS, startS3 } from '../../peers/s3.js';
@@ -35,10 +29,10 @@ interface Run {
  * under `plain<threads>/date=%F/` (a key of the timestamp alone: lines copied as they are).
  */
 async function run(threads: number, sink: Record<string, unknown>, stored: (prefix: string) => Promise<{ key: string; body: string }[]>, plain = false): Promise<Run> {
-  const port = await freePort();
-  const config = configFromObject(
-    {
-      sources: { in: { type: 'socket', mode: 'tcp', address: `127.0.0.1:${port}` } },
+  const topology = await runThreaded(
+    threads,
+    (address) => ({
+      sources: { in: { type: 'socket', mode: 'tcp', address } },
       ...(plain ? {} : { transforms: { kv: { type: 'remap', inputs: ['in'], source: '. = merge(., parse_key_value!(.message))' } } }),
       sinks: {
         out: {
@@ -51,19 +45,11 @@ async function run(threads: number, sink: Record<string, unknown>, stored: (pref
           healthcheck: { enabled: false },
         },
       },
-    },
-    catalog,
+    }),
+    LINES,
+    // every event at the sink: stopping then flushes the last batch of every prefix
+    (sum) => sum('component_received_events_total', 'out') >= LINES.length,
   );
-  const topology = new Topology({ log: new LogRoot('error', { write() {} }), threads, workerEntry: pipelineWorkerEntry });
-  await topology.start(config);
-  expect(topology.threadedSegments).to.equal(threads === 2 ? 1 : 0);
-  await new Promise<void>((resolve, reject) => {
-    const s = connect(port, '127.0.0.1', () => s.end(LINES.join('\n') + '\n', resolve));
-    s.on('error', reject);
-  });
-  await until(() => topology.registry.sum('component_received_events_total', { component_id: 'out' }) >= LINES.length, 60_000, 'every event at the sink');
-  // stopping flushes the last batch of every prefix
-  await topology.stop(30_000);
   const totals: Record<string, number> = {};
   for (const c of SINK_COUNTERS) totals[c] = topology.registry.sum(c, { component_id: 'out' });
   const objects = new Map<string, unknown[]>();

@@ -111,6 +111,14 @@ describe('threads: segment planner', () => {
     expect(plan(SOCKET, [], { ...S3, buffer: { type: 'disk', max_size: 268_435_488 } })).to.equal(undefined);
   });
 
+  it('takes the kafka sink with a text codec and gives a worker its codec, topic, key and headers options', () => {
+    const KAFKA = { type: 'kafka', bootstrap_servers: '127.0.0.1:9092', topic: 'logs-{{ app }}', key_field: 'user', headers_key: 'meta', encoding: { codec: 'json' }, healthcheck: { enabled: false } };
+    const graph = chain(SOCKET, [], KAFKA);
+    expect(planSegments(graph).get('in')).to.include({ sink: 'out' });
+    expect(workerOptions(graph.nodes.get('out')!.config)).to.have.all.keys('encoding', 'topic', 'key_field', 'headers_key');
+    expect(plan(SOCKET, [], { ...KAFKA, encoding: { codec: 'native' } }), 'a binary codec').to.equal(undefined);
+  });
+
   it('leaves fan-out and fan-in on the main thread', () => {
     const fanOut = graphOf({ sources: { in: SOCKET }, sinks: { a: { ...HTTP, inputs: ['in'] }, b: { ...HTTP, inputs: ['in'] } } });
     expect(planSegments(fanOut).size).to.equal(0);
