@@ -98,6 +98,12 @@ interface BaseDef<S extends GenericSchema> {
 export interface WorkerOptions {
   /** The option names a worker receives (framing, codec and what they read); the others stay on the main thread. */
   readonly options: readonly string[];
+  /**
+   * This configuration's per-event work is a copy: a line taken as the event's message (decoding),
+   * or the message written as the record (encoding). A chain of such a source and sink with no
+   * transform between them stays on the main thread, where the copy costs less than the crossing.
+   */
+  readonly copiesMessage?: boolean;
 }
 
 /**

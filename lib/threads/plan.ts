@@ -35,6 +35,12 @@ function isWorkerSink(c: ComponentConfig): boolean {
   return c.kind === 'sink' && c.options.buffer?.type === 'memory' && !c.options.buffer.overflow && c.def.workerEncoding?.(c.options) !== undefined;
 }
 
+/** Whether a source's decoding or a sink's encoding is only a copy of each event's message. */
+function copiesMessage(c: ComponentConfig): boolean {
+  const w = c.kind === 'source' ? c.def.workerDecoding?.(c.options) : c.kind === 'sink' ? c.def.workerEncoding?.(c.options) : undefined;
+  return w?.copiesMessage === true;
+}
+
 /** The segments of a graph, by source id. */
 export function planSegments(graph: Graph): Map<string, SegmentPlan> {
   const consumers = new Map<string, string[]>();
@@ -50,6 +56,8 @@ export function planSegments(graph: Graph): Map<string, SegmentPlan> {
       const c = graph.nodes.get(next[0]!)!;
       if (c.inputs.length !== 1) break;
       if (isWorkerSink(c.config)) {
+        // nothing worth moving: crossing to a worker and back costs more than the copy it would spread
+        if (transforms.length === 0 && copiesMessage(n.config) && copiesMessage(c.config)) break;
         const members = [id, ...transforms, c.config.id];
         const signature = JSON.stringify(members.map((m) => [m, graph.nodes.get(m)!.config.raw]));
         plans.set(id, { source: id, transforms, sink: c.config.id, signature });

@@ -16,7 +16,7 @@ export const cloudwObjectStorageSink = defineSink({
   input: 'any',
   pullSize: (c) => Math.min(c.batch.max_events ?? 10_000, 10_000),
   // every configuration: the records and their key prefixes are made where the events are
-  workerEncoding: () => ({ options: OBJECT_WORKER_OPTIONS }),
+  workerEncoding: (config) => ({ options: OBJECT_WORKER_OPTIONS, copiesMessage: config.encoding.codec === 'text' }),
   build: (config, ctx) => buildCloudwObjectStorageSink(config, ctx),
   healthcheck: (config, ctx) => cloudwObjectStorageHealthcheck(config, ctx),
 });

@@ -17,7 +17,7 @@ export const httpSink = defineSink({
   input: 'any',
   pullSize: (c) => Math.min(c.batch.max_events ?? 1000, 10_000),
   // every configuration: the skeleton sends pre-encoded events as it sends those it encodes
-  workerEncoding: () => ({ options: WORKER_OPTIONS }),
+  workerEncoding: (config) => ({ options: WORKER_OPTIONS, copiesMessage: config.encoding.codec === 'text' }),
   build: (config, ctx) => buildHttpSink(config, ctx),
   healthcheck: (config, ctx) => httpHealthcheck(config, ctx),
 });

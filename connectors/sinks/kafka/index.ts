@@ -16,7 +16,7 @@ export const kafkaSink = defineSink({
   input: 'any',
   pullSize: (config) => Math.min(config.batch.max_events ?? 10_000, 10_000),
   // text codecs: a worker writes each value and reads its topic, key, headers and timestamp
-  workerEncoding: (config) => (config.encoding.codec === 'native' ? undefined : { options: KAFKA_WORKER_OPTIONS }),
+  workerEncoding: (config) => (config.encoding.codec === 'native' ? undefined : { options: KAFKA_WORKER_OPTIONS, copiesMessage: config.encoding.codec === 'text' }),
   build: (config, ctx) => buildKafkaSink(config, ctx),
   healthcheck: (config) => kafkaHealthcheck(config),
 });

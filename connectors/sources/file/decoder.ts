@@ -41,7 +41,8 @@ export function fileWorkerDecoding(config: FileSourceConfig): WorkerDecoding | u
   if (config.multiline !== undefined || config.message_start_indicator !== undefined) return undefined;
   if (config.line_delimiter !== '\n') return undefined;
   if (config.encoding !== undefined && charsetName(config.encoding.charset) !== 'utf-8') return undefined;
-  return { framing: 'newline_delimited', options: WORKER_OPTIONS };
+  // a line is its event's message (with the file's path, host and offset beside it)
+  return { framing: 'newline_delimited', options: WORKER_OPTIONS, copiesMessage: true };
 }
 
 /** A worker's decoder of file pieces; `piece` sets the next piece's file, offset and read time. */

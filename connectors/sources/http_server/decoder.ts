@@ -26,7 +26,8 @@ const WORKER_OPTIONS = ['encoding', 'framing', 'decoding', 'path_key', 'host_key
 
 /** Every configuration can: acknowledgements are kept per request by the segment. */
 export function httpServerWorkerDecoding(config: HttpServerSourceConfig): WorkerDecoding {
-  return { framing: codecsOf(config).framing.method ?? 'bytes', options: WORKER_OPTIONS };
+  const { framing, decoding } = codecsOf(config);
+  return { framing: framing.method ?? 'bytes', options: WORKER_OPTIONS, copiesMessage: decoding.codec === 'bytes' };
 }
 
 /** A worker's decoder of request bodies; `begin` sets the next body's request. */

@@ -31,7 +31,7 @@ export function socketWorkerDecoding(config: SocketSourceConfig): WorkerDecoding
   const configured = socketFraming(config, stream);
   const framing = configured.method ?? defaultDecodingFraming(config.decoding.codec).method ?? 'newline_delimited';
   const maxLength = (configured.method === 'newline_delimited' ? configured.newline_delimited?.max_length : undefined) ?? config.max_length;
-  return { framing, options: WORKER_OPTIONS, maxLength };
+  return { framing, options: WORKER_OPTIONS, maxLength, copiesMessage: config.decoding.codec === 'bytes' };
 }
 
 /** The decoder factory of a stream (`stream`) or datagram socket. */

@@ -119,6 +119,17 @@ describe('threads: segment planner', () => {
     expect(plan(SOCKET, [], { ...KAFKA, encoding: { codec: 'native' } }), 'a binary codec').to.equal(undefined);
   });
 
+  it('leaves a chain that only copies each message (bytes in, text out, no transform) on the main thread', () => {
+    const TEXT_KAFKA = { type: 'kafka', bootstrap_servers: '127.0.0.1:9092', topic: 'logs', encoding: { codec: 'text' }, healthcheck: { enabled: false } };
+    expect(plan(SOCKET, [], TEXT_KAFKA)).to.equal(undefined);
+    expect(plan(SOCKET, [], { ...HTTP, encoding: { codec: 'text' } })).to.equal(undefined);
+    expect(plan({ type: 'file', include: ['/tmp/*.log'] }, [], { ...HTTP, encoding: { codec: 'text' } })).to.equal(undefined);
+    // any per-event work: a transform, a decoding codec, an encoding that writes more than the message
+    expect(plan(SOCKET, [{ type: 'remap', source: '.a = 1' }], TEXT_KAFKA)).to.include({ sink: 'out' });
+    expect(plan({ ...SOCKET, decoding: { codec: 'json' } }, [], TEXT_KAFKA)).to.include({ sink: 'out' });
+    expect(plan(SOCKET, [], { ...TEXT_KAFKA, encoding: { codec: 'json' } })).to.include({ sink: 'out' });
+  });
+
   it('leaves fan-out and fan-in on the main thread', () => {
     const fanOut = graphOf({ sources: { in: SOCKET }, sinks: { a: { ...HTTP, inputs: ['in'] }, b: { ...HTTP, inputs: ['in'] } } });
     expect(planSegments(fanOut).size).to.equal(0);
