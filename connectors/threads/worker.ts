@@ -66,6 +66,7 @@ const SINKS: Record<string, (options: unknown, globals: GlobalOptions) => Promis
   http: async (options, globals) => (await import('../sinks/http/encoder.js')).createHttpEncoder(options as never, globals.log_schema),
   cloudw_object_storage: async (options, globals) => (await import('../shared/object-storage/worker.js')).objectWorkerEncoder(options as never, globals),
   cloudg_object_storage: async (options, globals) => (await import('../shared/object-storage/worker.js')).objectWorkerEncoder(options as never, globals),
+  socket: async (options, globals) => (await import('../shared/stream-records.js')).streamWorkerEncoder(options as never, globals),
   kafka: async (options, globals) => (await import('../sinks/kafka/encoder.js')).kafkaWorkerEncoder(options as never, globals),
 };
 

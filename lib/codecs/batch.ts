@@ -2,7 +2,7 @@
  * Serializer + framer: one buffer per batch for stream sinks (socket, file, console). Events the
  * codec cannot encode (for whatever reason) are returned apart, so the sink can report them `rejected` and still write the rest.
  */
-import type { Event } from '../event.js';
+import { EncodedLogEvent, type Event } from '../event.js';
 import { type EncodingConfig, type LogSchemaKeys, DEFAULT_LOG_SCHEMA, type Serializer, createSerializer } from './encoding.js';
 import { type Framer, type FramingConfig, createFramer } from './framing.js';
 import { ScratchBuffer } from '../utf8.js';
@@ -50,6 +50,8 @@ export function createBatchEncoder(encoding: EncodingConfig, framing: FramingCon
     serializer,
     framer,
     encode(events) {
+      // a pipeline worker's records (docs/threads.md), framed plainly: their bytes as they are
+      if (framer.plain && events.length > 0 && events.every((e) => e instanceof EncodedLogEvent)) return encodedRecords(events, framer.suffix, scratch);
       const texts: string[] = [];
       const payloads: Buffer[] | undefined = isBinary ? [] : undefined;
       let encoded: Event[] = events as Event[];
@@ -58,7 +60,9 @@ export function createBatchEncoder(encoding: EncodingConfig, framing: FramingCon
       for (let i = 0; i < events.length; i++) {
         const e = events[i]!;
         try {
-          if (payloads) payloads.push(framer.frame(serializer.serialize(e)));
+          // a worker's record (with a framing that puts its length first, or beside events encoded here after a reload)
+          if (e instanceof EncodedLogEvent) texts.push(recordText(e));
+          else if (payloads) payloads.push(framer.frame(serializer.serialize(e)));
           else texts.push(serializer.serializeText(e));
           if (failed.length > 0) encoded.push(e);
         } catch (err) {
@@ -71,7 +75,7 @@ export function createBatchEncoder(encoding: EncodingConfig, framing: FramingCon
       }
       return { bytes: payloads ? Buffer.concat(payloads) : framer.frameTexts(texts, scratch), encoded, failed, reason };
     },
-    piece: (e) => (isBinary ? framer.frame(serializer.serialize(e)) : serializer.serializeText(e)),
+    piece: (e) => (e instanceof EncodedLogEvent ? recordText(e) : isBinary ? framer.frame(serializer.serialize(e)) : serializer.serializeText(e)),
     // pieces of one encoder are all texts or all buffers
     join: (pieces) => (isBinary ? Buffer.concat(pieces as Buffer[]) : framer.frameTexts(pieces as string[])),
     encodeEach(events) {
@@ -81,7 +85,7 @@ export function createBatchEncoder(encoding: EncodingConfig, framing: FramingCon
       let reason: string | undefined;
       for (const e of events) {
         try {
-          frames.push(isBinary ? framer.frame(serializer.serialize(e)) : framer.frameTexts([serializer.serializeText(e)]));
+          frames.push(e instanceof EncodedLogEvent ? framer.frameTexts([recordText(e)]) : isBinary ? framer.frame(serializer.serialize(e)) : framer.frameTexts([serializer.serializeText(e)]));
           encoded.push(e);
         } catch (err) {
           failed.push(e);
@@ -91,4 +95,43 @@ export function createBatchEncoder(encoding: EncodingConfig, framing: FramingCon
       return { frames, encoded, failed, reason };
     },
   };
+}
+
+/** A worker's record as text, read for the last time: its answer's memory may go back to the worker. */
+function recordText(e: EncodedLogEvent): string {
+  const text = e.text;
+  e.records?.done(1);
+  return text;
+}
+
+/**
+ * The framed bytes of a batch of pipeline workers' records under a plain framing: each frame is the
+ * record and `suffix`, and a worker wrote that same byte between the records of one answer, so a
+ * run of them is copied at once. Every record is read here for the last time.
+ */
+function encodedRecords(events: readonly Event[], suffix: number | undefined, scratch: ScratchBuffer | undefined): EncodedBatch {
+  const records = events as readonly EncodedLogEvent[];
+  const gap = suffix === undefined ? 0 : 1;
+  let total = 0;
+  for (const e of records) total += e.end - e.start + gap;
+  const out = scratch ? scratch.take(total) : Buffer.allocUnsafe(total);
+  let at = 0;
+  for (let i = 0; i < records.length; ) {
+    const first = records[i]!;
+    const src = first.bytes;
+    let end = first.end;
+    let j = i + 1;
+    // the next record of the same answer right after this one's delimiter: one copy for both
+    while (j < records.length) {
+      const next = records[j]!;
+      if (next.bytes !== src || next.start !== end + gap || (gap === 1 && src[end] !== suffix)) break;
+      end = next.end;
+      j++;
+    }
+    at += src.copy(out, at, first.start, end);
+    if (gap === 1) out[at++] = suffix!;
+    first.records?.done(j - i);
+    i = j;
+  }
+  return { bytes: scratch ? out.subarray(0, at) : out, encoded: events as Event[], failed: [], reason: undefined };
 }

@@ -127,6 +127,13 @@ export function defaultStreamFraming(codec: EncodingCodec): FramingConfig {
 export interface Framer {
   readonly method: FramingMethod;
   /**
+   * Whether a frame is its text as it is, followed by {@link suffix} when there is one (`bytes` and
+   * the delimited methods); false when each frame starts with its length.
+   */
+  readonly plain: boolean;
+  /** The byte after every frame (the delimited methods). */
+  readonly suffix?: number;
+  /**
    * All texts framed in order into one buffer (one allocation per batch); with `scratch`, delimited
    * and unframed texts are written into it instead (valid until its next use).
    */
@@ -141,7 +148,7 @@ export function createFramer(framing: FramingConfig, codec?: EncodingCodec): Fra
   const method = f.method ?? 'newline_delimited';
   switch (method) {
     case 'bytes':
-      return { method, frameTexts: (t, scratch) => (scratch ? utf8JoinInto(scratch, t, undefined) : utf8Join(t, undefined)), frame: (p) => p };
+      return { method, plain: true, frameTexts: (t, scratch) => (scratch ? utf8JoinInto(scratch, t, undefined) : utf8Join(t, undefined)), frame: (p) => p };
     case 'newline_delimited':
     case 'character_delimited': {
       const d = method === 'newline_delimited' ? '\n' : (f.character_delimited?.delimiter ?? '\n');
@@ -149,6 +156,8 @@ export function createFramer(framing: FramingConfig, codec?: EncodingCodec): Fra
       const db = Buffer.from(d, 'latin1');
       return {
         method,
+        plain: true,
+        suffix: db[0]!,
         frameTexts: (t, scratch) => (scratch ? utf8JoinInto(scratch, t, db[0]!) : utf8Join(t, db[0]!)),
         frame: (p) => Buffer.concat([p, db]),
       };
@@ -156,6 +165,7 @@ export function createFramer(framing: FramingConfig, codec?: EncodingCodec): Fra
     case 'length_delimited':
       return {
         method,
+        plain: false,
         frameTexts: (t) => {
           let total = 0;
           const lens = new Array<number>(t.length);
@@ -178,6 +188,7 @@ export function createFramer(framing: FramingConfig, codec?: EncodingCodec): Fra
     case 'octet_counting':
       return {
         method,
+        plain: false,
         frameTexts: (t) => {
           let s = '';
           for (let i = 0; i < t.length; i++) s += Buffer.byteLength(t[i]!, 'utf8') + ' ' + t[i];

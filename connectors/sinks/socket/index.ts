@@ -1,5 +1,6 @@
 /** `socket`: send events over TCP, UDP or a unix stream socket. */
 import { defineSink } from '../../../lib/component.js';
+import { streamWorkerEncoding } from '../../shared/stream-records.js';
 import { SocketSinkConfig } from './config.js';
 import { buildSocketSink, socketHealthcheck } from './sink.js';
 
@@ -14,6 +15,8 @@ export const socketSink = defineSink({
   // the Vector socket sink's options weir's lacks (Vector's socket source has more)
   vectorOptions: ['send_buffer_bytes', 'tls'],
   input: 'any',
+  // text codecs: a worker writes each event's text, the sink frames runs of them
+  workerEncoding: (config) => streamWorkerEncoding(config.encoding),
   build: buildSocketSink,
   healthcheck: (config) => socketHealthcheck(config),
 });

@@ -92,7 +92,8 @@ describe('threads: segment planner', () => {
     expect(plan(SOCKET, [{ type: 'throttle', threshold: 10, window_secs: 1 }])).to.equal(undefined);
     expect(plan(SOCKET, [{ type: 'remap', source: '.a = 1' }, { type: 'reduce' }])).to.equal(undefined);
     expect(plan(SOCKET, [], { type: 'blackhole', print_interval_secs: 0 })).to.equal(undefined);
-    expect(plan(SOCKET, [], { type: 'socket', mode: 'tcp', address: '127.0.0.1:9', encoding: { codec: 'json' } })).to.equal(undefined);
+    expect(plan(SOCKET, [], { type: 'socket', mode: 'tcp', address: '127.0.0.1:9', encoding: { codec: 'native' } })).to.equal(undefined);
+    expect(plan(SOCKET, [], { type: 'file', path: '/tmp/x.log', encoding: { codec: 'text' } })).to.equal(undefined);
     expect(plan(SOCKET, [], { ...HTTP, buffer: { type: 'disk', max_size: 268_435_488 } })).to.equal(undefined);
     const chained = [{ type: 'memory', when_full: 'overflow' }, { type: 'disk', max_size: 268_435_488 }];
     expect(plan(SOCKET, [], { ...HTTP, buffer: chained }), 'a memory stage overflowing to disk').to.equal(undefined);
@@ -109,6 +110,12 @@ describe('threads: segment planner', () => {
       expect(of, sink.type).to.not.have.any.keys('auth', 'bucket', 'credentials_path', 'batch', 'request');
     }
     expect(plan(SOCKET, [], { ...S3, buffer: { type: 'disk', max_size: 268_435_488 } })).to.equal(undefined);
+  });
+
+  it('takes the socket sink with a text codec and gives a worker its codec and framing', () => {
+    const graph = chain(SOCKET, [], { type: 'socket', mode: 'tcp', address: '127.0.0.1:9', encoding: { codec: 'json' }, framing: { method: 'length_delimited' } });
+    expect(planSegments(graph).get('in')).to.include({ sink: 'out' });
+    expect(workerOptions(graph.nodes.get('out')!.config)).to.have.all.keys('encoding', 'framing');
   });
 
   it('takes the kafka sink with a text codec and gives a worker its codec, topic, key and headers options', () => {
