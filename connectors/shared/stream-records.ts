@@ -12,7 +12,7 @@ import type { GlobalOptions } from '../../lib/config/global.js';
 export const STREAM_WORKER_OPTIONS = ['encoding', 'framing'] as const;
 
 /** A text codec's records (the binary `native` codec frames payloads, which workers do not write). */
-export const streamWorkerEncoding = (encoding: EncodingConfig) => (encoding.codec === 'native' ? undefined : { options: STREAM_WORKER_OPTIONS });
+export const streamWorkerEncoding = (encoding: EncodingConfig) => (encoding.codec === 'native' ? undefined : { options: STREAM_WORKER_OPTIONS, copiesMessage: encoding.codec === 'text' });
 
 export function streamWorkerEncoder(options: { readonly encoding: EncodingConfig; readonly framing?: FramingConfig }, globals: GlobalOptions): WorkerSinkEncoder {
   const serializer = createSerializer(options.encoding, globals.log_schema);

@@ -8,7 +8,8 @@
  * {message, timestamp} -> NDJSON POSTs of 1,000, 4 in flight) and http (weir's http sink, ndjson)
  * against the same minimal consumer in another process; regex-baseline (bare Node: the Apache
  * common-log regex on each line, its named captures copied into the object, then posted as
- * http-baseline does) and regex (socket -> remap(parse_regex) -> http); disk is blackhole behind a
+ * http-baseline does) and regex (socket -> remap(parse_regex) -> http); regex-tcp (the same remap,
+ * then the socket sink writing JSON lines to the tcp consumer); disk is blackhole behind a
  * disk buffer (max_size 1 GiB) and also reports the store's bytes per event: counted at push
  * (buffer_received_event_bytes_total), on disk at its peak and after the run; http-disk is
  * socket -> remap (one field set) -> http behind a disk buffer (max_size 1 GiB).
@@ -186,13 +187,14 @@ if (kind === 'http-baseline' || kind === 'regex-baseline') {
   const sink =
     kind === 'file'
       ? { type: 'file', inputs: ['in'], path: join(dir, 'out.log'), encoding: { codec: 'text' } }
-      : kind === 'tcp'
+      : kind === 'tcp' || kind === 'regex-tcp'
         ? {
             type: 'socket',
             inputs: ['in'],
             mode: 'tcp',
             address: `127.0.0.1:${await startConsumer('tcp-consumer', [String(lines)], (l) => (received ||= l.startsWith('{"lines"')))}`,
-            encoding: { codec: 'text' },
+            // regex-tcp writes the parsed fields as JSON lines
+            encoding: { codec: kind === 'tcp' ? 'text' : 'json' },
             framing: { method: 'newline_delimited' },
           }
         : kind === 'http' || kind === 'regex' || kind === 'http-disk'
@@ -210,12 +212,12 @@ if (kind === 'http-baseline' || kind === 'regex-baseline') {
             ? { type: 'blackhole', inputs: ['in'], print_interval_secs: 0, buffer: { type: 'disk', max_size: 1024 ** 3 } }
             : { type: 'blackhole', inputs: ['in'], print_interval_secs: 0 };
   const transforms =
-    kind === 'regex'
+    kind === 'regex' || kind === 'regex-tcp'
       ? { parse: { type: 'remap', inputs: ['in'], source: `. |= parse_regex!(.message, r'${COMMON_LOG}')` } }
       : kind === 'http-disk'
         ? { parse: { type: 'remap', inputs: ['in'], source: '.pipeline = "bench"' } }
         : {};
-  if (kind === 'regex' || kind === 'http-disk') (sink as { inputs: string[] }).inputs = ['parse'];
+  if (kind === 'regex' || kind === 'regex-tcp' || kind === 'http-disk') (sink as { inputs: string[] }).inputs = ['parse'];
   const config = configFromObject({ data_dir: dir, sources: { in: { type: 'socket', mode: 'tcp', address: `127.0.0.1:${port}` } }, transforms, sinks: { out: sink } }, catalog);
   const topo = new Topology({ log: new LogRoot('warn'), threads, workerEntry: pipelineWorkerEntry });
   await topo.start(config);
@@ -227,7 +229,7 @@ if (kind === 'http-baseline' || kind === 'regex-baseline') {
   let peakDisk = 0;
   const sampler = kind === 'disk' ? setInterval(() => (peakDisk = Math.max(peakDisk, dirBytes(store))), 100) : undefined;
   const timer = setInterval(() => {
-    if (kind === 'tcp' ? received : topo.registry.sum('component_sent_events_total', { component_id: 'out' }) >= lines) {
+    if (kind === 'tcp' || kind === 'regex-tcp' ? received : topo.registry.sum('component_sent_events_total', { component_id: 'out' }) >= lines) {
       clearInterval(timer);
       clearInterval(sampler);
       const extra =

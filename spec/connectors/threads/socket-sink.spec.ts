@@ -30,9 +30,9 @@ describe('socket sink in pipeline threads (docs/threads.md)', function () {
   this.timeout(120_000);
 
   const cases: [string, Record<string, unknown>, Record<string, unknown> | undefined][] = [
-    ['text, newline framing, no transform (lines copied as they are)', { encoding: { codec: 'text' } }, undefined],
+    ['json, newline framing, no transform (lines copied as they are)', { encoding: { codec: 'json', except_fields: ['host', 'port', 'timestamp'] } }, undefined],
     ['json through remap, newline framing', { encoding: { codec: 'json', except_fields: ['host', 'port', 'timestamp'] } }, { type: 'remap', source: '.n = length(string!(.message))' }],
-    ['text, character_delimited', { encoding: { codec: 'text' }, framing: { method: 'character_delimited', character_delimited: { delimiter: '|' } } }, undefined],
+    ['text through remap, character_delimited', { encoding: { codec: 'text' }, framing: { method: 'character_delimited', character_delimited: { delimiter: '|' } } }, { type: 'remap', source: '.message = upcase(string!(.message))' }],
     ['json, length_delimited', { encoding: { codec: 'json', except_fields: ['host', 'port', 'timestamp'] }, framing: { method: 'length_delimited' } }, undefined],
   ];
   for (const [name, sinkOptions, transform] of cases)

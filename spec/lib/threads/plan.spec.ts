@@ -116,6 +116,8 @@ describe('threads: segment planner', () => {
     const graph = chain(SOCKET, [], { type: 'socket', mode: 'tcp', address: '127.0.0.1:9', encoding: { codec: 'json' }, framing: { method: 'length_delimited' } });
     expect(planSegments(graph).get('in')).to.include({ sink: 'out' });
     expect(workerOptions(graph.nodes.get('out')!.config)).to.have.all.keys('encoding', 'framing');
+    expect(plan(SOCKET, [], { type: 'socket', mode: 'tcp', address: '127.0.0.1:9', encoding: { codec: 'text' } }), 'a copy of each line').to.equal(undefined);
+    expect(plan(SOCKET, [{ type: 'remap', source: '.a = 1' }], { type: 'socket', mode: 'tcp', address: '127.0.0.1:9', encoding: { codec: 'text' } })).to.include({ sink: 'out' });
   });
 
   it('takes the kafka sink with a text codec and gives a worker its codec, topic, key and headers options', () => {
