@@ -60,9 +60,13 @@ export function createBatchEncoder(encoding: EncodingConfig, framing: FramingCon
       for (let i = 0; i < events.length; i++) {
         const e = events[i]!;
         try {
-          // a worker's record (with a framing that puts its length first, or beside events encoded here after a reload)
-          if (e instanceof EncodedLogEvent) texts.push(recordText(e));
-          else if (payloads) payloads.push(framer.frame(serializer.serialize(e)));
+          // a worker's record (with a framing that puts its length first, or beside events encoded here after a
+          // reload): its bytes are sent as they were encoded, never dropped
+          if (e instanceof EncodedLogEvent) {
+            const text = recordText(e);
+            if (payloads) payloads.push(framer.frame(Buffer.from(text, 'utf8')));
+            else texts.push(text);
+          } else if (payloads) payloads.push(framer.frame(serializer.serialize(e)));
           else texts.push(serializer.serializeText(e));
           if (failed.length > 0) encoded.push(e);
         } catch (err) {

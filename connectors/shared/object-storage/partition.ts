@@ -23,8 +23,8 @@ export function objectPartition(namer: ObjectNamer, kmsKeyId?: string): ObjectPa
   };
 }
 
-/** The key prefix and KMS key of a partition key of {@link objectPartition}. */
-export function partitionParts(partition: string | undefined, kmsKeyId?: string): [prefix: string, kmsKeyId: string | undefined] {
-  if (kmsKeyId === undefined || !compileTemplate(kmsKeyId).isDynamic) return [partition ?? '', undefined];
-  return JSON.parse(partition!) as [string, string];
+/** Splits a partition key of {@link objectPartition} into its key prefix and KMS key (compiled once per sink). */
+export function partitionParts(kmsKeyId?: string): (partition: string | undefined) => [prefix: string, kmsKeyId: string | undefined] {
+  if (kmsKeyId === undefined || !compileTemplate(kmsKeyId).isDynamic) return (partition) => [partition ?? '', undefined];
+  return (partition) => JSON.parse(partition!) as [string, string];
 }

@@ -30,6 +30,7 @@ export function buildCloudwObjectStorageSink(config: CloudwObjectStorageConfig, 
   const namer = createObjectNamer(config, compressor.extension, ctx.globals.timezone);
   const s3 = client ?? createObjectStorageClient(config, ctx).client;
   const encoder = objectEventEncoder(body, objectPartition(namer, config.ssekms_key_id));
+  const partsOf = partitionParts(config.ssekms_key_id);
   const writer = createObjectWriter(s3, objectHeaders(config, compressor.contentEncoding), {
     thresholdBytes: config.multipart.threshold_bytes,
     partSizeBytes: config.multipart.part_size_bytes,
@@ -40,7 +41,7 @@ export function buildCloudwObjectStorageSink(config: CloudwObjectStorageConfig, 
       // one object per rendered key prefix (and KMS key, when that is a template), as in Vector
       partition: encoder.partition,
       build: (items, key) => {
-        const [prefix, kmsKeyId] = partitionParts(key, config.ssekms_key_id);
+        const [prefix, kmsKeyId] = partsOf(key);
         return buildObjectRequest(items, prefix, kmsKeyId, ctx.scheduler.now(), body, namer, compressor);
       },
       send: (req, signal) => writer.write(req, signal),

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import * as v from 'valibot';
-import { EventMetadata, LogEvent, MetricEvent } from '../../../lib/event.js';
+import { EncodedLogEvent, EventMetadata, LogEvent, MetricEvent } from '../../../lib/event.js';
 import { mapIssue } from '../../../lib/config/issues.js';
 import { EncodeError, createBatchEncoder, createSerializer, encodingSchema, metricTagValuesOption } from '../../../lib/codecs/index.js';
 import { Float, type ObjectValue, Timestamp } from '../../../lib/value.js';
@@ -163,4 +163,26 @@ describe('lib/codecs encoding', () => {
       expect(v.parse(s, {})).to.deep.include({ codec: 'text', pretty: false });
     });
   });
+
+  describe("pipeline workers' records in a batch (docs/threads.md)", () => {
+    const answer = Buffer.from('{"a":1}\n{"a":2}\n{"a":3}');
+    const records = () => [new EncodedLogEvent(meta(), answer, 0, 7, 20), new EncodedLogEvent(meta(), answer, 8, 15, 20), new EncodedLogEvent(meta(), answer, 16, 23, 20)];
+
+    it('writes runs of records as they are under a delimited framing, and frames them by length otherwise', () => {
+      expect(createBatchEncoder({ codec: 'json' }, {}).encode(records()).bytes.toString()).to.equal('{"a":1}\n{"a":2}\n{"a":3}\n');
+      expect(createBatchEncoder({ codec: 'json' }, { method: 'character_delimited', character_delimited: { delimiter: '|' } }).encode(records()).bytes.toString()).to.equal('{"a":1}|{"a":2}|{"a":3}|');
+      const framed = createBatchEncoder({ codec: 'json' }, { method: 'length_delimited' }).encode(records()).bytes;
+      expect(framed.readUInt32BE(0)).to.equal(7);
+      expect(framed.length).to.equal(3 * 11);
+    });
+
+    it('keeps a record beside events encoded here (after a reload to the binary codec), never dropping it', () => {
+      const enc = createBatchEncoder({ codec: 'native' }, {});
+      const [record] = records();
+      const out = enc.encode([record!, log({ message: 'x' })]);
+      expect(out.encoded).to.have.length(2);
+      expect(out.bytes.includes(Buffer.from('{"a":1}'))).to.equal(true);
+    });
+  });
 });
+
