@@ -9,13 +9,13 @@
  * turn (at once when source acknowledgements wait); one `db.batch()` is in flight at a time, so
  * everything pushed meanwhile coalesces into the next one (group commit), and puts and deletes
  * reach LevelDB in the order they were made. A record is encoded when its write begins (see
- * "Encoding" below); v2 records are carved from reused 2 MiB slabs and checksummed then. A write with
+ * "Encoding" below); v2 records are carved from reused 1 MiB slabs and checksummed then. A write with
  * `{ sync: true }` goes out at least every `syncIntervalMs` (500) while anything is unsynced, so
  * everything before it survives a crash.
  *
  * Reading: `pull()` hands out records in key order, each event carrying one {@link BatchNotifier}
  * per record; when every event of a record has settled (whatever the status: the sink is done
- * with it) its key is deleted. Recently sealed records stay in memory (up to 4 MiB) so a reader
+ * with it) its key is deleted. Recently sealed records stay in memory (up to 512 KiB) so a reader
  * that keeps up takes them without a disk read; older ones are read and decoded from the store.
  * A waiting reader gets what is pushed at once (the open record is sealed for it), so it does
  * not fall behind the in-memory tail; reads from disk stop where the tail begins.
@@ -50,7 +50,7 @@
  * figure the pipeline's own counters use) until its write encodes it; the
  * `buffer_*_event_bytes_total` counters count what each record counted when it was pushed.
  * `length` counts events not yet handed out. Under `block`, the gate also closes while more than
- * 8 MiB wait to be written.
+ * 1 MiB wait to be written.
  */
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -106,11 +106,11 @@ const V2 = 2;
 const V2_HEADER = 9;
 
 /** Records are carved one after another from slabs of this size: sealing one copies nothing. */
-const SLAB_BYTES = 2 * 1024 * 1024;
+const SLAB_BYTES = 1024 * 1024;
 /** A record starts in a fresh slab when less than this is left, so a full record fits whole. */
 const SLAB_ROOM = 320 * 1024;
 /** Slabs whose records were all released, kept for reuse (fewer large allocations, fewer GCs). */
-const FREE_SLABS = 4;
+const FREE_SLABS = 2;
 
 const checksumV2 = (record: Buffer): void => {
   record.writeUInt32BE(crc32(record.subarray(5)), 1);
@@ -304,17 +304,25 @@ interface ReadRecord {
 /** One byte above every 8-byte sequence key (sequences stay below 2^53): the sync marker. */
 const SYNC_KEY = Buffer.from([0xff]);
 const EMPTY = Buffer.alloc(0);
+/*
+ * What the buffer holds in memory beside the store, kept to a few hundred KiB each. Larger bounds
+ * (4 MiB read-ahead, tail and deferred events, 1 MiB writes, 8 MiB backlog) let a source outrun the
+ * disk by megabytes: the backlog went to the store, was read back and decoded, and the process held
+ * tens of MiB more in its heap and in the malloc arenas of LevelDB's threads (`socket -> remap ->
+ * http` behind a disk buffer: 206-212 MiB peak RSS at 19-20 MiB/s, 700 MB written; with these
+ * bounds 139-141 MiB at 35 MiB/s, 120-140 MB written; docs/memory.md "Disk buffers").
+ */
 /** Decoded records kept ahead of the reader, at most (beyond one pull's worth of events). */
-const READ_AHEAD_BYTES = 4 * 1024 * 1024;
+const READ_AHEAD_BYTES = 512 * 1024;
 /** Encoded bytes of sealed records kept in memory for the reader (beyond that it reads the disk). */
-const TAIL_BYTES = 4 * 1024 * 1024;
+export const TAIL_BYTES = 512 * 1024;
 /** One db.batch() carries at most this many record bytes or operations (bounded native copies). */
-const WRITE_BATCH_BYTES = 1024 * 1024;
+const WRITE_BATCH_BYTES = 128 * 1024;
 const WRITE_BATCH_OPS = 4096;
 /** Encoded bytes waiting for or in a write at most, under `block`: a slow disk pushes back too. */
-const WRITE_BACKLOG_BYTES = 8 * 1024 * 1024;
+const WRITE_BACKLOG_BYTES = 1024 * 1024;
 /** Event bytes of records waiting unencoded at most; beyond, pushes encode at once (module comment). */
-const DEFER_BYTES = 4 * 1024 * 1024;
+export const DEFER_BYTES = 512 * 1024;
 
 /**
  * LevelDB's memory, kept small: each record is read back once, in key order, so a block cache

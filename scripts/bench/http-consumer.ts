@@ -22,9 +22,10 @@ export interface ConsumerStats {
 function countEvents(body: Buffer, contentType: string | undefined): number {
   if (body.length === 0) return 0;
   if (contentType?.startsWith('application/json')) return (JSON.parse(body.toString('utf8')) as unknown[]).length;
-  let n = 1;
-  for (let i = 0; i < body.length; i++) if (body[i] === 0x0a) n++;
-  if (body[body.length - 1] === 0x0a) n--;
+  // indexOf (memchr) rather than a loop over every byte: the consumer shares the cores with the
+  // pipeline it measures, and the loop took about half of its CPU
+  let n = body[body.length - 1] === 0x0a ? 0 : 1;
+  for (let i = body.indexOf(0x0a); i !== -1; i = body.indexOf(0x0a, i + 1)) n++;
   return n;
 }
 

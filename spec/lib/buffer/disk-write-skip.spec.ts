@@ -12,7 +12,7 @@ import { BatchNotifier, type DeliveryStatus, type Event, type EventBatch, EventM
 import { LogRoot } from '../../../lib/log.js';
 import { ComponentTelemetry, MetricsRegistry } from '../../../lib/telemetry/registry.js';
 import { BufferMetrics } from '../../../lib/buffer/index.js';
-import { DiskBuffer, type RecordFormat, diskV2Format, keySeq } from '../../../lib/buffer/disk.js';
+import { DEFER_BYTES, DiskBuffer, TAIL_BYTES, type RecordFormat, diskV2Format, keySeq } from '../../../lib/buffer/disk.js';
 import { diskV1Format } from '../../../lib/buffer/disk-v1.js';
 import { until } from '../../helpers/wait.js';
 
@@ -302,7 +302,7 @@ describe('DiskBuffer encoding records when their write begins', () => {
     await dropping.dispose();
   });
 
-  it('encodes at push once 4 MiB of records wait unencoded behind a slow disk', async () => {
+  it('encodes at push once DEFER_BYTES of records wait unencoded behind a slow disk', async () => {
     const io = interceptBatches();
     try {
       const { format, encoded } = countingFormat();
@@ -316,8 +316,8 @@ describe('DiskBuffer encoding records when their write begins', () => {
         n += 1000;
       }
       const size = batchSize(lines(0, 1000)) / 1000;
-      expect(n * size, 'unencoded records waited').to.be.at.least(4 * 1024 * 1024);
-      expect(n * size).to.be.below(4 * 1024 * 1024 + 1000 * size * 2);
+      expect(n * size, 'unencoded records waited').to.be.at.least(DEFER_BYTES);
+      expect(n * size).to.be.below(DEFER_BYTES + 1000 * size * 2);
       expect(encoded(), 'the push past the bound encoded its events').to.be.greaterThan(1);
       io.release();
       const got = await pullN(buf, n);
@@ -400,20 +400,22 @@ describe('DiskBuffer reusing record memory', () => {
       const buf = await open();
       const kept: number[] = [];
       let next = 0;
-      // rounds of ~1 MiB: while each write is held, the reader settles odd rounds (never written,
-      // memory released at once) and keeps even ones (written, released after their write)
+      // rounds that fit the in-memory tail (a line is about 125 bytes encoded): while each write is
+      // held, the reader settles odd rounds (never written, memory released at once) and keeps even
+      // ones (written, released after their write); twelve rounds span several slabs
+      const perRound = Math.floor((TAIL_BYTES * 0.7) / 125);
       for (let round = 0; round < 12; round++) {
         io.holdWrites();
         buf.push(lines(next, 1));
         await until(() => io.calls.length > 0 && buf.length === 1, 2000, 'a write in flight');
         const first = await pullN(buf, 1);
-        const waiting = pullN(buf, 8000);
-        const batch = lines(next + 1, 8000);
+        const waiting = pullN(buf, perRound);
+        const batch = lines(next + 1, perRound);
         buf.push(batch);
         const got = [...first, ...(await waiting)];
         if (round % 2 === 1) settleAll(got, 'delivered');
         else kept.push(...numbers(got));
-        next += 8001;
+        next += perRound + 1;
         io.release();
         await until(() => buf.length === 0, 5000, 'the round');
       }
@@ -440,7 +442,7 @@ describe('DiskBuffer reading behind the in-memory tail', () => {
     const decoded: number[] = [];
     const format: RecordFormat = {
       ...diskV2Format,
-      maxEvents: 1, // one ~100 KB event per record: the 4 MiB tail holds about 40
+      maxEvents: 1, // one event per record, of a size the in-memory tail holds about 40 of
       decode(record) {
         const events = diskV2Format.decode(record);
         decoded.push(...numbers(events));
@@ -461,7 +463,7 @@ describe('DiskBuffer reading behind the in-memory tail', () => {
     });
     try {
       const big = (from: number, n: number): EventBatch =>
-        Array.from({ length: n }, (_, i) => new LogEvent({ message: 'x'.repeat(100_000), n: from + i }, new EventMetadata('in', 'demo_logs')));
+        Array.from({ length: n }, (_, i) => new LogEvent({ message: 'x'.repeat(Math.floor(TAIL_BYTES / 41)), n: from + i }, new EventMetadata('in', 'demo_logs')));
       buf.push(big(0, 60)); // the first ~40 fit the tail, the rest only go to disk
       const first = await pullN(buf, 20);
       settleAll(first, 'delivered');

@@ -300,7 +300,7 @@ for (const type of ['disk', 'disk_v1'] as const) {
 
     it('keeps FIFO order while a reader and a producer interleave past the in-memory tail', async function () {
       this.timeout(20_000);
-      const total = type === 'disk' ? 40_000 : 8_000; // disk: ~8 MiB, twice the tail
+      const total = type === 'disk' ? 40_000 : 8_000; // disk: ~8 MiB, many times the tail
       let buf = await h.open(type);
       const got: Event[] = [];
       const pending: Event[][] = [];
