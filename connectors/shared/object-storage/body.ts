@@ -7,11 +7,12 @@
  */
 import { type EncodingConfig, type LogSchemaKeys, DEFAULT_LOG_SCHEMA, createSerializer } from '../../../lib/codecs/encoding.js';
 import type { FramingConfig, FramingMethod } from '../../../lib/codecs/framing.js';
-import { EncodedLogEvent, type Event } from '../../../lib/event.js';
+import type { Event } from '../../../lib/event.js';
 import type { Utf8Writer } from '../../../lib/codecs/json-bytes.js';
+import type { RecordBytes } from '../record-arena.js';
 
 /** One event's encoded text, or the bytes of a record a pipeline worker encoded (docs/threads.md). */
-export type BodyPart = string | { readonly bytes: Buffer; readonly start: number; readonly end: number };
+export type BodyPart = string | RecordBytes;
 
 /** Encodes events and joins a batch of them into one body. */
 export interface ObjectBodyEncoder {
@@ -23,8 +24,8 @@ export interface ObjectBodyEncoder {
   encode(e: Event): string;
   /** The text of {@link encode} written as UTF-8 into `w` (a pipeline worker's records). */
   writeText(e: Event, w: Utf8Writer): void;
-  /** The texts (or pipeline workers' records) of one batch as one uncompressed body. */
-  join(parts: readonly BodyPart[]): Buffer;
+  /** The texts (or records) of one batch as one uncompressed body, in memory from `alloc` (default: new). */
+  join(parts: readonly BodyPart[], alloc?: (size: number) => Buffer): Buffer;
 }
 
 /** The framing of a message (object) when none is configured: json → `,` in an array, gelf → NUL, the rest → newline. */
@@ -46,24 +47,25 @@ export function createObjectBodyEncoder(encoding: EncodingConfig, framing: Frami
   const contentType = isArray ? 'application/json' : isLines ? 'application/x-ndjson' : encoding.codec === 'json' ? 'application/json' : serializer.contentType;
 
   // one pass over the parts' byte lengths, one copy of each into a body of the exact size
-  let join: (parts: readonly BodyPart[]) => Buffer;
+  let join: (parts: readonly BodyPart[], alloc?: (size: number) => Buffer) => Buffer;
   if (method === 'length_delimited') {
     // unsigned 32-bit big-endian length before every event, the last included
-    join = (parts) => joinParts(parts, '', '', '', (out, at, len) => out.writeUInt32BE(len, at), () => 4);
+    join = (parts, alloc) => joinParts(parts, alloc, '', '', '', (out, at, len) => out.writeUInt32BE(len, at), () => 4);
   } else if (method === 'octet_counting') {
-    join = (parts) => joinParts(parts, '', '', '', (out, at, len) => at + out.write(`${len} `, at, 'latin1'), (len) => String(len).length + 1);
-  } else join = isArray ? (parts) => joinParts(parts, '[', ',', ']') : (parts) => joinParts(parts, '', delimiter, '');
+    join = (parts, alloc) => joinParts(parts, alloc, '', '', '', (out, at, len) => at + out.write(`${len} `, at, 'latin1'), (len) => String(len).length + 1);
+  } else join = isArray ? (parts, alloc) => joinParts(parts, alloc, '[', ',', ']') : (parts, alloc) => joinParts(parts, alloc, '', delimiter, '');
   return { contentType, method, encode: serializer.serializeText, writeText: serializer.writeText, join };
 }
 
 const byteLengthOf = (p: BodyPart): number => (typeof p === 'string' ? Buffer.byteLength(p, 'utf8') : p.end - p.start);
 
 /**
- * `open`, the parts with `sep` between them, `close`; with `prefix`, each part after its frame
+ * `open`, the parts with `sep` between them, `close` (in memory from `alloc`); with `prefix`, each part after its frame
  * header (`headerBytes(len)` long, written by `prefix(out, at, len)`, which returns the end).
  */
 function joinParts(
   parts: readonly BodyPart[],
+  alloc: ((size: number) => Buffer) | undefined,
   open: string,
   sep: string,
   close: string,
@@ -74,7 +76,7 @@ function joinParts(
   const sepBytes = Buffer.byteLength(sep, 'utf8');
   let total = Buffer.byteLength(open, 'utf8') + Buffer.byteLength(close, 'utf8') + sepBytes * Math.max(0, parts.length - 1);
   for (let i = 0; i < parts.length; i++) total += (lens[i] = byteLengthOf(parts[i]!)) + (headerBytes?.(lens[i]!) ?? 0);
-  const out = Buffer.allocUnsafe(total);
+  const out = alloc?.(total) ?? Buffer.allocUnsafe(total);
   let at = out.write(open, 0, 'utf8');
   for (let i = 0; i < parts.length; i++) {
     if (i > 0 && sepBytes > 0) at += out.write(sep, at, 'utf8');
@@ -87,18 +89,19 @@ function joinParts(
 }
 
 /**
- * The uncompressed body of a batch's items, and their events. Records a pipeline worker encoded are
- * copied from where it wrote them and then read no more: their memory may go back to it.
+ * The uncompressed body of a batch's items, and their events. The items' records are copied from
+ * where they were written and then read no more: `release` gives their memory back (the sink's
+ * record arena, or a pipeline worker's answer).
  */
-export function joinBatch<E extends Event>(body: ObjectBodyEncoder, items: readonly { readonly text: string; readonly event: E }[]): { raw: Buffer; events: E[] } {
-  const parts = new Array<BodyPart>(items.length);
-  const events = new Array<E>(items.length);
-  for (let i = 0; i < items.length; i++) {
-    const item = items[i]!;
-    parts[i] = item instanceof EncodedLogEvent ? item : item.text;
-    events[i] = item.event;
-  }
-  const raw = body.join(parts);
-  for (const item of items) if (item instanceof EncodedLogEvent) item.records?.done(1);
+export function joinBatch<I extends RecordBytes & { readonly event: Event }>(
+  body: ObjectBodyEncoder,
+  items: readonly I[],
+  release: (items: readonly I[]) => void,
+  alloc?: (size: number) => Buffer,
+): { raw: Buffer; events: Event[] } {
+  const events = new Array<Event>(items.length);
+  for (let i = 0; i < items.length; i++) events[i] = items[i]!.event;
+  const raw = body.join(items, alloc);
+  release(items);
   return { raw, events };
 }

@@ -4,7 +4,9 @@
  */
 import { createHash } from 'node:crypto';
 import type { Compressor } from '../../../lib/net/compression.js';
-import { type ObjectBodyEncoder, joinBatch } from '../../shared/object-storage/body.js';
+import type { BodyPool } from '../../shared/body-pool.js';
+import type { ObjectBodyEncoder } from '../../shared/object-storage/body.js';
+import { buildObjectBody } from '../../shared/object-storage/build.js';
 import type { ObjectNamer } from '../../shared/object-storage/naming.js';
 import type { SinkRequest } from '../../shared/request-sink.js';
 import type { EncodedObjectEvent } from '../../shared/object-storage/encoded.js';
@@ -22,7 +24,7 @@ export interface ObjectRequest extends SinkRequest {
 /** Base64 MD5 of bytes, as `Content-MD5` carries it. */
 export const md5Base64 = (b: Buffer): string => createHash('md5').update(b).digest('base64');
 
-/** Builds the object of one batch; `nowMs` is the time part of its name. */
+/** Builds the object of one batch; `nowMs` is the time part of its name; `release` takes the items once joined, `bodies` the body's memory. */
 export async function buildObjectRequest(
   items: readonly EncodedObjectEvent[],
   prefix: string,
@@ -31,8 +33,9 @@ export async function buildObjectRequest(
   body: ObjectBodyEncoder,
   namer: ObjectNamer,
   compressor: Compressor,
+  release: (items: readonly EncodedObjectEvent[]) => void,
+  bodies: BodyPool,
 ): Promise<ObjectRequest> {
-  const { raw, events } = joinBatch(body, items);
-  const bytes = await compressor.compress(raw);
+  const { body: bytes, events } = await buildObjectBody(items, body, release, compressor, bodies);
   return { events, bytes: bytes.length, key: namer.keyFor(prefix, nowMs), body: bytes, md5: md5Base64(bytes), kmsKeyId };
 }

@@ -14,6 +14,7 @@ import { createObjectStorageClient } from './client.js';
 import type { CloudwObjectStorageConfig } from './config.js';
 import { type EncodedObjectEvent, objectEventEncoder } from '../../shared/object-storage/encoded.js';
 import { createObjectBodyEncoder } from '../../shared/object-storage/body.js';
+import { objectBodyPool } from '../../shared/object-storage/build.js';
 import { ObjectStorageEvents } from './events.js';
 import { objectHeaders } from './headers.js';
 import { type ObjectRequest, buildObjectRequest } from './request.js';
@@ -30,6 +31,7 @@ export function buildCloudwObjectStorageSink(config: CloudwObjectStorageConfig, 
   const namer = createObjectNamer(config, compressor.extension, ctx.globals.timezone);
   const s3 = client ?? createObjectStorageClient(config, ctx).client;
   const encoder = objectEventEncoder(body, objectPartition(namer, config.ssekms_key_id));
+  const bodies = objectBodyPool(config.batch.max_bytes);
   const partsOf = partitionParts(config.ssekms_key_id);
   const writer = createObjectWriter(s3, objectHeaders(config, compressor.contentEncoding), {
     thresholdBytes: config.multipart.threshold_bytes,
@@ -42,9 +44,11 @@ export function buildCloudwObjectStorageSink(config: CloudwObjectStorageConfig, 
       partition: encoder.partition,
       build: (items, key) => {
         const [prefix, kmsKeyId] = partsOf(key);
-        return buildObjectRequest(items, prefix, kmsKeyId, ctx.scheduler.now(), body, namer, compressor);
+        return buildObjectRequest(items, prefix, kmsKeyId, ctx.scheduler.now(), body, namer, compressor, encoder.release, bodies);
       },
       send: (req, signal) => writer.write(req, signal),
+      // an uncompressed body is the pool's memory: it takes the next body once nothing sends it again
+      finished: (req) => bodies.give(req.body),
       classify: (how, req) => {
         events.written(req.key, req.bytes, how);
         return { kind: 'ok' };

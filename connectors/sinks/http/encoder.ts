@@ -4,12 +4,13 @@
  */
 import { type LogSchemaKeys, createSerializer } from '../../../lib/codecs/encoding.js';
 import { createFramer } from '../../../lib/codecs/framing.js';
-import { Utf8Writer } from '../../../lib/codecs/json-bytes.js';
+import type { Utf8Writer } from '../../../lib/codecs/json-bytes.js';
 import { EncodedLogEvent, type Event, spend } from '../../../lib/event.js';
 import { utf8Slice, utf8Write } from '../../../lib/utf8.js';
 import type { Encoded } from '../../shared/request-sink.js';
 import type { HttpSinkConfig } from './config.js';
-import { BodyPool } from './body-pool.js';
+import { BodyPool } from '../../shared/body-pool.js';
+import { RecordArena } from '../../shared/record-arena.js';
 
 /** One encoded event: its record `bytes[start, end)`; `size` (UTF-8 bytes, uncompressed) counts against `batch.max_bytes`. */
 export interface EncodedEvent extends Encoded {
@@ -34,56 +35,6 @@ class EncodedRecord implements EncodedEvent {
   }
   get text(): string {
     return utf8Slice(this.bytes, this.start, this.end);
-  }
-}
-
-/** Size of the buffers records are written into (a longer record gets one of its own size). */
-const ARENA_BYTES = 256 * 1024;
-/** Full buffers whose records were all released, kept for reuse. */
-const ARENA_FREE = 4;
-
-/** Records of one arena buffer not yet released, and whether records are still being written into it. */
-interface ArenaSlab {
-  pending: number;
-  current: boolean;
-}
-
-/**
- * The buffers a sink writes its records into. Records stay where they are written until their
- * batch's body is built; a full buffer whose records were all released is written again, so the
- * sink does not leave a trail of dead buffers for the garbage collector (their memory is outside
- * V8's heap, where a collection comes late).
- */
-class RecordArena {
-  readonly writer = new Utf8Writer(ARENA_BYTES);
-  private readonly slabs = new WeakMap<Buffer, ArenaSlab>();
-  private readonly free: Buffer[] = [];
-  private slab: ArenaSlab = { pending: 0, current: true };
-  constructor() {
-    this.slabs.set(this.writer.buf, this.slab);
-    // a record that does not fit moves on into a free buffer, or a new one
-    this.writer.nextBuffer = (size) => (size <= ARENA_BYTES ? (this.free.pop() ?? Buffer.allocUnsafeSlow(ARENA_BYTES)) : Buffer.allocUnsafeSlow(size));
-  }
-  /** After a record was written: when it moved on, the buffer it started in is full. */
-  written(before: Buffer): void {
-    const buf = this.writer.buf;
-    if (buf !== before) {
-      this.slab.current = false;
-      if (this.slab.pending === 0) this.reuse(before);
-      this.slabs.set(buf, (this.slab = { pending: 0, current: true }));
-    }
-    this.slab.pending++;
-  }
-  /** `n` records of `buf` were copied into a body. */
-  release(buf: Buffer, n: number): void {
-    const slab = this.slabs.get(buf);
-    if (slab === undefined) return;
-    slab.pending -= n;
-    if (slab.pending === 0 && !slab.current) this.reuse(buf);
-  }
-  private reuse(buf: Buffer): void {
-    this.slabs.delete(buf);
-    if (buf.length === ARENA_BYTES && this.free.length < ARENA_FREE) this.free.push(buf);
   }
 }
 
@@ -149,44 +100,28 @@ export function createHttpEncoder(config: Pick<HttpSinkConfig, 'encoding' | 'pay
   // that stay with them until their body is built (a full one then takes new records): a batch of
   // consecutive records is copied into the body at once
   const arena = new RecordArena();
-  const w = arena.writer;
   const sepByte = separator === undefined ? undefined : separator.charCodeAt(0);
+  const sepBytes = sepByte === undefined ? 0 : 1;
+  const writeRecord =
+    sepByte === undefined
+      ? serializer.writeText
+      : (event: Event, w: Utf8Writer) => {
+          serializer.writeText(event, w);
+          w.byte(sepByte);
+        };
   return {
     contentType,
     separator,
     encode: (event) => {
       // encoded by a worker thread with this same encoder (docs/threads.md)
       if (event instanceof EncodedLogEvent) return event;
-      const before = w.buf;
-      w.mark = w.pos;
-      let len: number;
-      try {
-        serializer.writeText(event, w);
-        len = w.pos - w.mark;
-        if (sepByte !== undefined) w.byte(sepByte);
-      } catch (err) {
-        // nothing of it stays; counted as written and released, so a move to another buffer is accounted
-        w.pos = w.mark;
-        arena.written(before);
-        arena.release(w.buf, 1);
-        throw err;
-      }
-      arena.written(before);
+      const start = arena.record(writeRecord, event);
+      // the record, without the separator written after it
+      const end = arena.writer.pos - sepBytes;
       // the body needs only the record: the event's fields go unless a delivery must settle it
-      return new EncodedRecord(spend(event), w.buf, w.mark, w.mark + len);
+      return new EncodedRecord(spend(event), arena.writer.buf, start, end);
     },
-    release: (items) => {
-      for (let i = 0; i < items.length; ) {
-        const first = items[i]!;
-        const buf = first.bytes;
-        let j = i + 1;
-        while (j < items.length && items[j]!.bytes === buf) j++;
-        // a worker's answer goes back to it once all its records are in bodies (docs/threads.md)
-        if (first instanceof EncodedLogEvent) first.records?.done(j - i);
-        else arena.release(buf, j - i);
-        i = j;
-      }
-    },
+    release: (items) => arena.releaseAll(items),
     writeText: (event, w) => serializer.writeText(event, w),
     body,
     recycle: (b) => bodies.give(b),

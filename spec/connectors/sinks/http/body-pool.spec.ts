@@ -1,6 +1,6 @@
-/** Request bodies reuse the memory of bodies whose requests are over (connectors/sinks/http/body-pool.ts). */
+/** Request bodies reuse the memory of bodies whose requests are over (connectors/shared/body-pool.ts). */
 import { expect } from 'chai';
-import { BodyPool } from '../../../../connectors/sinks/http/body-pool.js';
+import { BodyPool } from '../../../../connectors/shared/body-pool.js';
 import { createHttpEncoder } from '../../../../connectors/sinks/http/encoder.js';
 import { logEvent } from '../../../../lib/event.js';
 import { httpConfig } from './harness.js';

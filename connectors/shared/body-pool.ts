@@ -9,15 +9,27 @@
 
 /** Pooled buffers grow in steps of this size, so bodies of similar sizes share them. */
 const STEP = 64 * 1024;
-/** Free buffers kept, at most (the requests in flight plus the one building are out, not free). */
-const FREE_BUFFERS = 4;
-/** A buffer larger than this is not kept (a rare large batch must not stay resident). */
-const LARGEST_KEPT = 4 * 1024 * 1024;
+
+export interface BodyPoolOptions {
+  /** Free buffers kept, at most (the requests in flight plus the one building are out, not free). */
+  readonly freeBuffers?: number;
+  /**
+   * A buffer larger than this is not kept: a rare large batch must not stay resident. A sink whose
+   * bodies are large by design (object storage: up to `batch.max_bytes`) keeps those.
+   */
+  readonly largestKept?: number;
+}
 
 export class BodyPool {
   private readonly free: Buffer[] = [];
   /** The whole buffer of each body out, by the body's memory. */
   private readonly out = new WeakMap<ArrayBufferLike, Buffer>();
+  private readonly freeBuffers: number;
+  private readonly largestKept: number;
+  constructor(options: BodyPoolOptions = {}) {
+    this.freeBuffers = options.freeBuffers ?? 4;
+    this.largestKept = options.largestKept ?? 4 * 1024 * 1024;
+  }
 
   /** A body of exactly `size` bytes, its contents unset. */
   take(size: number): Buffer {
@@ -39,8 +51,8 @@ export class BodyPool {
     const whole = this.out.get(body.buffer);
     if (whole === undefined) return;
     this.out.delete(body.buffer);
-    if (whole.length > LARGEST_KEPT) return;
-    if (this.free.length >= FREE_BUFFERS) this.free.shift();
+    if (whole.length > this.largestKept) return;
+    if (this.free.length >= this.freeBuffers) this.free.shift();
     this.free.push(whole);
   }
 }
