@@ -9,7 +9,7 @@ import { type CloudgAuth, SCOPES, createCloudgAuth } from '../../shared/cloudg/a
 import { cloudgHealthcheck, cloudgVerdict, createCloudgService, isRetriableCloudgError, tokenTransport } from '../../shared/cloudg/service.js';
 import type { HttpService } from '../../shared/http/service.js';
 import { createObjectBodyEncoder } from '../../shared/object-storage/body.js';
-import { objectBodyPool } from '../../shared/object-storage/build.js';
+import { objectBodies } from '../../shared/object-storage/build.js';
 import { createObjectNamer } from '../../shared/object-storage/naming.js';
 import { objectPartition } from '../../shared/object-storage/partition.js';
 import { requestSink } from '../../shared/request-sink.js';
@@ -30,7 +30,7 @@ export function buildCloudgObjectStorageSink(config: CloudgObjectStorageConfig, 
   const compressor = createCompressor(config.compression);
   const namer = createObjectNamer(config, compressor.extension, ctx.globals.timezone);
   const encoder = objectEventEncoder(body, objectPartition(namer));
-  const bodies = objectBodyPool(config.batch.max_bytes);
+  const bodies = objectBodies(body, encoder, compressor, config.batch.max_bytes);
   const upload = createObjectUploader(http, {
     endpoint: config.endpoint,
     bucket: config.bucket,
@@ -44,10 +44,10 @@ export function buildCloudgObjectStorageSink(config: CloudgObjectStorageConfig, 
       encode: encoder.encode,
       // one object per rendered key prefix, as in Vector
       partition: encoder.partition,
-      build: (items, prefix) => buildObjectRequest(items, prefix ?? '', ctx.scheduler.now(), body, namer, compressor, encoder.release, bodies),
+      build: (items, prefix) => buildObjectRequest(items, prefix ?? '', ctx.scheduler.now(), namer, bodies),
       send: (req, signal) => upload(req, signal),
-      // an uncompressed body is the pool's memory: it takes the next body once nothing sends it again
-      finished: (req) => bodies.give(req.body),
+      // an uncompressed body is pooled memory: it takes the next body once nothing sends it again
+      finished: (req) => bodies.finished(req.body),
       classify: cloudgVerdict<ObjectRequest>(auth),
       isRetriableError: isRetriableCloudgError,
       close: async () => {

@@ -3,10 +3,7 @@
  * once, its name and its MD5 fixed, so every retry writes the same object.
  */
 import { createHash } from 'node:crypto';
-import type { Compressor } from '../../../lib/net/compression.js';
-import type { BodyPool } from '../../shared/body-pool.js';
-import type { ObjectBodyEncoder } from '../../shared/object-storage/body.js';
-import { buildObjectBody } from '../../shared/object-storage/build.js';
+import type { ObjectBodies } from '../../shared/object-storage/build.js';
 import type { ObjectNamer } from '../../shared/object-storage/naming.js';
 import type { SinkRequest } from '../../shared/request-sink.js';
 import type { EncodedObjectEvent } from '../../shared/object-storage/encoded.js';
@@ -24,18 +21,15 @@ export interface ObjectRequest extends SinkRequest {
 /** Base64 MD5 of bytes, as `Content-MD5` carries it. */
 export const md5Base64 = (b: Buffer): string => createHash('md5').update(b).digest('base64');
 
-/** Builds the object of one batch; `nowMs` is the time part of its name; `release` takes the items once joined, `bodies` the body's memory. */
+/** Builds the object of one batch; `nowMs` is the time part of its name. */
 export async function buildObjectRequest(
   items: readonly EncodedObjectEvent[],
   prefix: string,
   kmsKeyId: string | undefined,
   nowMs: number,
-  body: ObjectBodyEncoder,
   namer: ObjectNamer,
-  compressor: Compressor,
-  release: (items: readonly EncodedObjectEvent[]) => void,
-  bodies: BodyPool,
+  bodies: ObjectBodies,
 ): Promise<ObjectRequest> {
-  const { body: bytes, events } = await buildObjectBody(items, body, release, compressor, bodies);
+  const { body: bytes, events } = await bodies.build(items);
   return { events, bytes: bytes.length, key: namer.keyFor(prefix, nowMs), body: bytes, md5: md5Base64(bytes), kmsKeyId };
 }

@@ -14,7 +14,7 @@ import { createObjectStorageClient } from './client.js';
 import type { CloudwObjectStorageConfig } from './config.js';
 import { type EncodedObjectEvent, objectEventEncoder } from '../../shared/object-storage/encoded.js';
 import { createObjectBodyEncoder } from '../../shared/object-storage/body.js';
-import { objectBodyPool } from '../../shared/object-storage/build.js';
+import { objectBodies } from '../../shared/object-storage/build.js';
 import { ObjectStorageEvents } from './events.js';
 import { objectHeaders } from './headers.js';
 import { type ObjectRequest, buildObjectRequest } from './request.js';
@@ -31,7 +31,7 @@ export function buildCloudwObjectStorageSink(config: CloudwObjectStorageConfig, 
   const namer = createObjectNamer(config, compressor.extension, ctx.globals.timezone);
   const s3 = client ?? createObjectStorageClient(config, ctx).client;
   const encoder = objectEventEncoder(body, objectPartition(namer, config.ssekms_key_id));
-  const bodies = objectBodyPool(config.batch.max_bytes);
+  const bodies = objectBodies(body, encoder, compressor, config.batch.max_bytes);
   const partsOf = partitionParts(config.ssekms_key_id);
   const writer = createObjectWriter(s3, objectHeaders(config, compressor.contentEncoding), {
     thresholdBytes: config.multipart.threshold_bytes,
@@ -44,11 +44,11 @@ export function buildCloudwObjectStorageSink(config: CloudwObjectStorageConfig, 
       partition: encoder.partition,
       build: (items, key) => {
         const [prefix, kmsKeyId] = partsOf(key);
-        return buildObjectRequest(items, prefix, kmsKeyId, ctx.scheduler.now(), body, namer, compressor, encoder.release, bodies);
+        return buildObjectRequest(items, prefix, kmsKeyId, ctx.scheduler.now(), namer, bodies);
       },
       send: (req, signal) => writer.write(req, signal),
-      // an uncompressed body is the pool's memory: it takes the next body once nothing sends it again
-      finished: (req) => bodies.give(req.body),
+      // an uncompressed body is pooled memory: it takes the next body once nothing sends it again
+      finished: (req) => bodies.finished(req.body),
       classify: (how, req) => {
         events.written(req.key, req.bytes, how);
         return { kind: 'ok' };
