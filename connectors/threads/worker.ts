@@ -67,6 +67,8 @@ const SINKS: Record<string, (options: unknown, globals: GlobalOptions) => Promis
   cloudw_object_storage: async (options, globals) => (await import('../shared/object-storage/worker.js')).objectWorkerEncoder(options as never, globals),
   cloudg_object_storage: async (options, globals) => (await import('../shared/object-storage/worker.js')).objectWorkerEncoder(options as never, globals),
   socket: async (options, globals) => (await import('../shared/stream-records.js')).streamWorkerEncoder(options as never, globals),
+  console: async (options, globals) => (await import('../shared/stream-records.js')).streamWorkerEncoder(options as never, globals),
+  file: async (options, globals) => (await import('../sinks/file/worker.js')).fileWorkerEncoder(options as never, globals),
   kafka: async (options, globals) => (await import('../sinks/kafka/encoder.js')).kafkaWorkerEncoder(options as never, globals),
 };
 

@@ -9,7 +9,8 @@
  * against the same minimal consumer in another process; regex-baseline (bare Node: the Apache
  * common-log regex on each line, its named captures copied into the object, then posted as
  * http-baseline does) and regex (socket -> remap(parse_regex) -> http); regex-tcp (the same remap,
- * then the socket sink writing JSON lines to the tcp consumer); disk is blackhole behind a
+ * then the socket sink writing JSON lines to the tcp consumer); regex-file (the same remap, then the
+ * file sink writing JSON lines); disk is blackhole behind a
  * disk buffer (max_size 1 GiB) and also reports the store's bytes per event: counted at push
  * (buffer_received_event_bytes_total), on disk at its peak and after the run; http-disk is
  * socket -> remap (one field set) -> http behind a disk buffer (max_size 1 GiB).
@@ -185,8 +186,9 @@ if (kind === 'http-baseline' || kind === 'regex-baseline') {
   /** tcp: the consumer counted every line. */
   let received = false;
   const sink =
-    kind === 'file'
-      ? { type: 'file', inputs: ['in'], path: join(dir, 'out.log'), encoding: { codec: 'text' } }
+    kind === 'file' || kind === 'regex-file'
+      ? // regex-file writes the parsed fields as JSON lines
+        { type: 'file', inputs: ['in'], path: join(dir, 'out.log'), encoding: { codec: kind === 'file' ? 'text' : 'json' } }
       : kind === 'tcp' || kind === 'regex-tcp'
         ? {
             type: 'socket',
@@ -212,12 +214,12 @@ if (kind === 'http-baseline' || kind === 'regex-baseline') {
             ? { type: 'blackhole', inputs: ['in'], print_interval_secs: 0, buffer: { type: 'disk', max_size: 1024 ** 3 } }
             : { type: 'blackhole', inputs: ['in'], print_interval_secs: 0 };
   const transforms =
-    kind === 'regex' || kind === 'regex-tcp'
+    kind === 'regex' || kind === 'regex-tcp' || kind === 'regex-file'
       ? { parse: { type: 'remap', inputs: ['in'], source: `. |= parse_regex!(.message, r'${COMMON_LOG}')` } }
       : kind === 'http-disk'
         ? { parse: { type: 'remap', inputs: ['in'], source: '.pipeline = "bench"' } }
         : {};
-  if (kind === 'regex' || kind === 'regex-tcp' || kind === 'http-disk') (sink as { inputs: string[] }).inputs = ['parse'];
+  if (kind === 'regex' || kind === 'regex-tcp' || kind === 'regex-file' || kind === 'http-disk') (sink as { inputs: string[] }).inputs = ['parse'];
   const config = configFromObject({ data_dir: dir, sources: { in: { type: 'socket', mode: 'tcp', address: `127.0.0.1:${port}` } }, transforms, sinks: { out: sink } }, catalog);
   const topo = new Topology({ log: new LogRoot('warn'), threads, workerEntry: pipelineWorkerEntry });
   await topo.start(config);

@@ -23,7 +23,7 @@ import { cpus } from 'node:os';
 import { firstLine, script } from './harness.js';
 
 const BARE = ['baseline', 'http-baseline', 'regex-baseline'];
-const WEIR = ['blackhole', 'file', 'tcp', 'http', 'regex', 'regex-tcp', 'disk', 'http-disk'];
+const WEIR = ['blackhole', 'file', 'tcp', 'http', 'regex', 'regex-tcp', 'regex-file', 'disk', 'http-disk'];
 
 /** `--threads N` and `--rounds N` (or `=N`), taken out of the positional arguments. */
 function parseArgs(argv: string[]): { positional: string[]; threads: number; rounds: number } {

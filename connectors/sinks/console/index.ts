@@ -1,5 +1,6 @@
 /** `console`: write events to standard output or standard error. */
 import { defineSink } from '../../../lib/component.js';
+import { streamWorkerEncoding } from '../../shared/stream-records.js';
 import { ConsoleSinkConfig } from './config.js';
 import { buildConsoleSink } from './sink.js';
 
@@ -12,5 +13,7 @@ export const consoleSink = defineSink({
   summary: 'Write events to standard output or standard error, encoded and framed.',
   schema: ConsoleSinkConfig,
   input: 'any',
+  // text codecs: a worker writes each event's text, the sink frames runs of them (as `socket`)
+  workerEncoding: (config) => streamWorkerEncoding(config.encoding),
   build: (config, ctx) => buildConsoleSink(config, ctx),
 });

@@ -2,6 +2,7 @@
 import { defineSink } from '../../../lib/component.js';
 import { FileSinkConfig } from './config.js';
 import { buildFileSink } from './sink.js';
+import { fileWorkerEncoding } from './worker.js';
 
 export { FileSinkConfig } from './config.js';
 export { buildFileSink } from './sink.js';
@@ -13,5 +14,7 @@ export const fileSink = defineSink({
   schema: FileSinkConfig,
   vectorOptions: ['internal_metrics', 'truncate', 'base_dir'],
   input: 'any',
+  // text codecs: a worker writes each event's text and renders its path, the sink frames and writes
+  workerEncoding: (config) => fileWorkerEncoding(config.encoding),
   build: buildFileSink,
 });

@@ -26,14 +26,14 @@ import { createBatchEncoder } from '../../../lib/codecs/index.js';
 import { reportEncodeFailures, serialWriter } from '../../shared/stream-writer.js';
 import { SinkEvents } from '../../shared/sink-events.js';
 import type { SinkContext } from '../../../lib/component.js';
-import { type Delivery, type Event, type EventBatch, spend } from '../../../lib/event.js';
+import { type Delivery, EncodedLogEvent, type Event, type EventBatch, spend } from '../../../lib/event.js';
 import { createCompressor } from '../../../lib/net/compression.js';
-import { compileTemplate } from '../../../lib/template.js';
-import { resolveTimezone } from '../../../lib/time/strftime.js';
+import { TemplateError } from '../../../lib/template.js';
 import { fibonacciDelay } from '../../../operators/retry-fibonacci.js';
 import type { FileSinkConfig } from './config.js';
 import { type HeldData, HeldWrites } from './held.js';
 import { makeDir } from './make-dir.js';
+import { filePath } from './path.js';
 import { isOutOfDescriptors, isTransientWriteError } from './write-errors.js';
 
 const openFd = promisify(openCb);
@@ -63,8 +63,7 @@ interface OpenFile {
 
 /** Builds the sink. */
 export function buildFileSink(config: FileSinkConfig, ctx: SinkContext): OperatorFunction<EventBatch, Delivery> {
-  const template = compileTemplate(config.path);
-  const tz = resolveTimezone(config.timezone ?? ctx.globals.timezone);
+  const paths = filePath(config.path, config.timezone ?? ctx.globals.timezone);
   const encoder = createBatchEncoder(config.encoding, config.framing, ctx.globals.log_schema);
   const sinkEvents = new SinkEvents(ctx);
   const compressor = createCompressor(config.compression);
@@ -178,15 +177,11 @@ export function buildFileSink(config: FileSinkConfig, ctx: SinkContext): Operato
 
   const write = async (batch: EventBatch): Promise<Delivery[]> => {
     const unrendered: Event[] = [];
+    let missing: string | undefined;
     const failed: Event[] = [];
     let reason: string | undefined;
     const full: string[] = [];
     for (const e of batch) {
-      const path = template.isDynamic ? template.render(e, tz) : template.text;
-      if (path === undefined) {
-        unrendered.push(e);
-        continue;
-      }
       let piece: string | Buffer;
       try {
         piece = encoder.piece(e);
@@ -196,11 +191,31 @@ export function buildFileSink(config: FileSinkConfig, ctx: SinkContext): Operato
         reason ??= (err as Error).message;
         continue;
       }
+      // after the encoding, as a pipeline worker renders the path of a record it wrote (docs/threads.md)
+      let path: string;
+      if (e instanceof EncodedLogEvent) {
+        const r = e.rendered;
+        if (typeof r !== 'string') {
+          unrendered.push(e);
+          missing ??= r?.reason ?? 'no path';
+          continue;
+        }
+        path = r;
+      } else {
+        try {
+          path = paths.render(e);
+        } catch (err) {
+          if (!(err instanceof TemplateError)) throw err;
+          unrendered.push(e);
+          missing ??= err.reason;
+          continue;
+        }
+      }
       // a held event keeps only what its delivery needs (its fields go, unless someone waits on it)
       const h = held.add(path, piece, spend(e));
       if (h.size >= WRITE_AT_BYTES && h.size - piece.length < WRITE_AT_BYTES) full.push(path);
     }
-    if (unrendered.length > 0) sinkEvents.templateFailed(new Error(`path template ${JSON.stringify(template.text)}: missing ${template.missingFields(unrendered[0]!).join(', ')}`), unrendered.length);
+    if (unrendered.length > 0) sinkEvents.templateFailed(new Error(`path template ${JSON.stringify(paths.template.text)}: ${missing}`), unrendered.length);
     reportEncodeFailures(sinkEvents, failed, reason);
     const out = full.length > 0 ? await writeTaken(full.map((path) => [path, held.take(path)!])) : [];
     if (held.size >= HELD_MAX_BYTES) for (const d of await writeTaken(held.takeAll())) out.push(d);
