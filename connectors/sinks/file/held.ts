@@ -5,7 +5,10 @@
  */
 import type { Event } from '../../../lib/event.js';
 
-/** One path's held events and their pieces, in arrival order. */
+/**
+ * One path's held events and their pieces, in arrival order. Without pieces, every event is a
+ * pipeline worker's record (docs/threads.md), framed from its bytes when written.
+ */
 export interface HeldData {
   readonly pieces: (string | Buffer)[];
   readonly events: Event[];
@@ -18,6 +21,8 @@ export class HeldWrites {
   private readonly byPath = new Map<string, HeldData>();
   /** Size held over every path. */
   size = 0;
+  /** Events held as records (without pieces), over every path. */
+  records = 0;
 
   /** Paths with data held. */
   get paths(): number {
@@ -28,15 +33,29 @@ export class HeldWrites {
     return this.byPath.has(path);
   }
 
-  /** Adds one event's piece; returns the path's held data. */
-  add(path: string, piece: string | Buffer, event: Event): HeldData {
+  /** Adds one event's piece, or a record of `size` bytes (`piece` undefined); returns the path's held data. */
+  add(path: string, piece: string | Buffer | undefined, event: Event, size = piece?.length ?? 0): HeldData {
     let h = this.byPath.get(path);
     if (!h) this.byPath.set(path, (h = { pieces: [], events: [], size: 0 }));
-    h.pieces.push(piece);
+    if (piece !== undefined) h.pieces.push(piece);
+    else this.records++;
     h.events.push(event);
-    h.size += piece.length;
-    this.size += piece.length;
+    h.size += size;
+    this.size += size;
     return h;
+  }
+
+  /** Turns the records `path` holds (events without pieces) into pieces, in order, with `pieceOf`. */
+  toPieces(path: string, pieceOf: (e: Event) => string | Buffer): void {
+    const h = this.byPath.get(path);
+    if (!h || h.pieces.length > 0) return;
+    for (const e of h.events) h.pieces.push(pieceOf(e));
+    this.records -= h.events.length;
+  }
+
+  /** The held data of `path`, if any. */
+  get(path: string): HeldData | undefined {
+    return this.byPath.get(path);
   }
 
   /** Takes the held data of `path`. */
@@ -45,6 +64,7 @@ export class HeldWrites {
     if (!h) return undefined;
     this.byPath.delete(path);
     this.size -= h.size;
+    if (h.pieces.length === 0) this.records -= h.events.length;
     return h;
   }
 
@@ -53,6 +73,7 @@ export class HeldWrites {
     const all = [...this.byPath];
     this.byPath.clear();
     this.size = 0;
+    this.records = 0;
     return all;
   }
 }

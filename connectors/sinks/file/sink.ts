@@ -65,6 +65,8 @@ interface OpenFile {
 export function buildFileSink(config: FileSinkConfig, ctx: SinkContext): OperatorFunction<EventBatch, Delivery> {
   const paths = filePath(config.path, config.timezone ?? ctx.globals.timezone);
   const encoder = createBatchEncoder(config.encoding, config.framing, ctx.globals.log_schema);
+  /** Workers' records are framed as they are: their bytes, then the framing's delimiter (docs/threads.md). */
+  const plainRecords = encoder.framer.plain;
   const sinkEvents = new SinkEvents(ctx);
   const compressor = createCompressor(config.compression);
   const idleMs = config.idle_timeout_secs * 1000;
@@ -150,7 +152,8 @@ export function buildFileSink(config: FileSinkConfig, ctx: SinkContext): Operato
 
   /** Writes the held data of `taken`, each path once; a path's failure rejects that path's events. */
   const writeTaken = async (taken: readonly (readonly [string, HeldData])[]): Promise<Delivery[]> => {
-    const framed = taken.map(([, h]) => encoder.join(h.pieces));
+    // a path holding only workers' records frames them from their bytes, a run of them at once
+    const framed = taken.map(([, h]) => (h.pieces.length === 0 ? encoder.encode(h.events).bytes : encoder.join(h.pieces)));
     // gzip: one member per path, compressed side by side on the thread pool
     const data = compressor.algorithm === 'none' ? framed : await Promise.all(framed.map((b) => compressor.compress(b)));
     const delivered: Event[] = [];
@@ -182,6 +185,13 @@ export function buildFileSink(config: FileSinkConfig, ctx: SinkContext): Operato
     let reason: string | undefined;
     const full: string[] = [];
     for (const e of batch) {
+      if (plainRecords && e instanceof EncodedLogEvent && typeof e.rendered === 'string' && !held.get(e.rendered)?.pieces.length) {
+        // a worker's record stays where the worker wrote it until its path is written, then is framed from its bytes
+        const size = e.end - e.start + 1;
+        const h = held.add(e.rendered, undefined, e, size);
+        if (h.size >= WRITE_AT_BYTES && h.size - size < WRITE_AT_BYTES) full.push(e.rendered);
+        continue;
+      }
       let piece: string | Buffer;
       try {
         piece = encoder.piece(e);
@@ -211,6 +221,8 @@ export function buildFileSink(config: FileSinkConfig, ctx: SinkContext): Operato
           continue;
         }
       }
+      // a path's held data is records or pieces: records held before this piece become pieces
+      if (held.records > 0) held.toPieces(path, encoder.piece);
       // a held event keeps only what its delivery needs (its fields go, unless someone waits on it)
       const h = held.add(path, piece, spend(e));
       if (h.size >= WRITE_AT_BYTES && h.size - piece.length < WRITE_AT_BYTES) full.push(path);

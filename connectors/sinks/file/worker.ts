@@ -23,9 +23,8 @@ export function fileWorkerEncoder(
 ): WorkerSinkEncoder {
   const path = filePath(options.path, options.timezone ?? globals.timezone);
   return {
+    // with the framing's delimiter between records, as for the socket sink: the sink copies runs of them
     ...streamWorkerEncoder(options, globals),
-    // the sink frames each record's text on its own: no runs to copy at once
-    separator: undefined,
     partition: path.render,
     partitionByTimeOnly: path.template.fields.length === 0,
   };
