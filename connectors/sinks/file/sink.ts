@@ -67,6 +67,8 @@ export function buildFileSink(config: FileSinkConfig, ctx: SinkContext): Operato
   const encoder = createBatchEncoder(config.encoding, config.framing, ctx.globals.log_schema);
   /** Workers' records are framed as they are: their bytes, then the framing's delimiter (docs/threads.md). */
   const plainRecords = encoder.framer.plain;
+  /** The bytes framing adds to a record: the delimiter, when the framing has one. */
+  const recordGap = encoder.framer.suffix === undefined ? 0 : 1;
   const sinkEvents = new SinkEvents(ctx);
   const compressor = createCompressor(config.compression);
   const idleMs = config.idle_timeout_secs * 1000;
@@ -187,7 +189,7 @@ export function buildFileSink(config: FileSinkConfig, ctx: SinkContext): Operato
     for (const e of batch) {
       if (plainRecords && e instanceof EncodedLogEvent && typeof e.rendered === 'string' && !held.get(e.rendered)?.pieces.length) {
         // a worker's record stays where the worker wrote it until its path is written, then is framed from its bytes
-        const size = e.end - e.start + 1;
+        const size = e.end - e.start + recordGap;
         const h = held.add(e.rendered, undefined, e, size);
         if (h.size >= WRITE_AT_BYTES && h.size - size < WRITE_AT_BYTES) full.push(e.rendered);
         continue;
